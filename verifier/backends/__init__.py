@@ -1,0 +1,1 @@
+"""Verifier backends, one file per domain: medical, code, search, gui."""

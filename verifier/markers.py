@@ -1,0 +1,55 @@
+"""The consultation protocol markers, parsed in one place.
+
+The doctor (the policy) orders an examination or test with ``REQUEST TEST: <name>`` (one per line,
+``REQUEST EXAM: <system>`` is accepted as a synonym) and ends with ``DIAGNOSIS: <diagnosis>`` followed
+by the plan. The patient simulator's gate, the rule grader and the trainer's void-turn filter all use
+these functions so that they agree.
+"""
+
+from __future__ import annotations
+
+import re
+
+TEST_MARKER = "REQUEST TEST:"
+DIAGNOSIS_MARKER = "DIAGNOSIS:"
+
+_TEST_RE = re.compile(r"REQUEST\s+(?:TEST|EXAM|EXAMINATION)\s*:\s*(.+)", re.IGNORECASE)
+_DIAGNOSIS_RE = re.compile(r"(?:FINAL\s+)?DIAGNOSIS(?:\s+READY)?\s*:\s*(.+)", re.IGNORECASE)
+_QUESTION_WORDS = re.compile(
+    r"\b(what|when|where|which|who|why|how|do|does|did|are|is|have|has|had|can|could|any|tell me|describe)\b",
+    re.IGNORECASE,
+)
+
+
+def parse_test_requests(text: str) -> list[str]:
+    """Names of tests/examinations ordered in ``text`` (stripped, in order, duplicates kept)."""
+    found: list[str] = []
+    for match in _TEST_RE.finditer(text):
+        name = match.group(1).strip().strip(".*[]\"'").strip()
+        if name:
+            found.append(name)
+    return found
+
+
+def parse_diagnosis(text: str) -> str | None:
+    """The diagnosis named after the ``DIAGNOSIS:`` marker, or None when there is no marker."""
+    for line in text.splitlines():
+        match = _DIAGNOSIS_RE.search(line)
+        if match and match.group(1).strip():
+            return match.group(1).strip().strip(".*[]\"'").strip()
+    return None
+
+
+def is_question(text: str) -> bool:
+    """A doctor turn that asks the patient something."""
+    if "?" in text:
+        return True
+    return bool(_QUESTION_WORDS.search(text.split("\n", 1)[0][:80])) and len(text.split()) <= 60
+
+
+def is_void_turn(text: str) -> bool:
+    """A doctor turn with neither a question, an order nor a final answer (SimpleTIR's void turn)."""
+    stripped = text.strip()
+    if not stripped:
+        return True
+    return not (is_question(stripped) or parse_test_requests(stripped) or parse_diagnosis(stripped))

@@ -1,0 +1,321 @@
+"""Core contracts shared by every package (pydantic v2).
+
+Conventions that every package relies on:
+
+* In every transcript the policy being judged is ``assistant``. In a consultation the doctor is
+  ``assistant`` and the simulated patient (and the measurement responder) speak as ``user``.
+* ``RubricItem`` is HealthBench's record shape (``criterion``, ``points``, ``tags``) plus an optional
+  machine-checkable ``check``; HealthBench JSONL files load unchanged.
+* A criterion whose verdict could not be obtained is *unscored* (``met is None``), never "not met".
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Role = Literal["system", "user", "assistant", "tool"]
+MetaValue = str | int | float | bool | None
+
+
+class Message(BaseModel):
+    role: Role
+    content: str
+
+
+Conversation = list[Message]
+
+
+# --------------------------------------------------------------------------- checks
+# Each check is decidable without an LLM. ``scope`` says which turns are searched:
+# "response" = the last assistant message, "assistant" = every assistant message,
+# "all" = every message.
+Scope = Literal["response", "assistant", "all"]
+
+
+class _CheckBase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MentionsAny(_CheckBase):
+    kind: Literal["mentions_any"] = "mentions_any"
+    terms: list[str] = Field(min_length=1)
+    scope: Scope = "assistant"
+
+
+class MentionsAll(_CheckBase):
+    kind: Literal["mentions_all"] = "mentions_all"
+    terms: list[str] = Field(min_length=1)
+    scope: Scope = "assistant"
+
+
+class NotMentions(_CheckBase):
+    """Met when none of the terms appear (use on positive items: "avoids X")."""
+
+    kind: Literal["not_mentions"] = "not_mentions"
+    terms: list[str] = Field(min_length=1)
+    scope: Scope = "assistant"
+
+
+class RegexCheck(_CheckBase):
+    kind: Literal["regex"] = "regex"
+    pattern: str
+    ignore_case: bool = True
+    scope: Scope = "assistant"
+
+
+class AskedBeforeDiagnosis(_CheckBase):
+    """An assistant turn mentioning any of ``terms`` comes before the final diagnosis turn."""
+
+    kind: Literal["asked_before_diagnosis"] = "asked_before_diagnosis"
+    terms: list[str] = Field(min_length=1)
+
+
+class DiagnosisMatches(_CheckBase):
+    """The final ``DIAGNOSIS:`` marker (or, failing that, the response) names one of the synonyms."""
+
+    kind: Literal["diagnosis_matches"] = "diagnosis_matches"
+    synonyms: list[str] = Field(min_length=1)
+
+
+class OrderedTest(_CheckBase):
+    """A ``REQUEST TEST:`` marker (or a plain mention when ``allow_mention``) names one of the tests."""
+
+    kind: Literal["ordered_test"] = "ordered_test"
+    tests: list[str] = Field(min_length=1)
+    allow_mention: bool = True
+
+
+class RecommendsEmergency(_CheckBase):
+    kind: Literal["recommends_emergency"] = "recommends_emergency"
+    scope: Scope = "assistant"
+
+
+class WordLimit(_CheckBase):
+    kind: Literal["word_limit"] = "word_limit"
+    max_words: int | None = None
+    min_words: int | None = None
+    scope: Scope = "response"
+
+
+Check = Annotated[
+    MentionsAny
+    | MentionsAll
+    | NotMentions
+    | RegexCheck
+    | AskedBeforeDiagnosis
+    | DiagnosisMatches
+    | OrderedTest
+    | RecommendsEmergency
+    | WordLimit,
+    Field(discriminator="kind"),
+]
+
+
+class RubricItem(BaseModel):
+    """One HealthBench rubric item. Negative points mark an undesirable behaviour."""
+
+    criterion: str = Field(min_length=1)
+    points: int
+    tags: list[str] = Field(default_factory=list)
+    check: Check | None = None
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _integral_points(cls, value: object) -> object:
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
+
+
+class Rubric(BaseModel):
+    items: list[RubricItem]
+    generator: str = "unknown"
+    version: str = "1"
+    fallback_reason: str | None = None
+
+
+class CriterionResult(BaseModel):
+    criterion: str
+    points: int
+    tags: list[str] = Field(default_factory=list)
+    met: bool | None  # None = unscored: the grader could not decide
+    explanation: str = ""
+    grader: str = ""  # "rule", "judge:<model>", ...
+
+
+# --------------------------------------------------------------------------- cases
+Disposition = Literal["emergency", "urgent", "routine"]
+
+
+class Demographics(BaseModel):
+    age: int | None = None
+    sex: str | None = None
+    occupation: str | None = None
+    description: str = ""  # free text, e.g. "35-year-old female"
+
+
+class Case(BaseModel):
+    """A clinical case. Loaders and importers live in ``patient_sim.cases``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    title: str = ""
+    specialty: str = "general"
+    setting: str = "clinic"
+    demographics: Demographics = Field(default_factory=Demographics)
+    chief_complaint: str
+    history_of_present_illness: str
+    primary_symptoms: list[str] = Field(default_factory=list)
+    secondary_symptoms: list[str] = Field(default_factory=list)
+    past_medical_history: list[str] = Field(default_factory=list)
+    social_history: list[str] = Field(default_factory=list)
+    family_history: list[str] = Field(default_factory=list)
+    medications: list[str] = Field(default_factory=list)
+    allergies: list[str] = Field(default_factory=list)
+    review_of_systems: list[str] = Field(default_factory=list)
+    physical_exam: dict[str, str] = Field(default_factory=dict)  # "Vital signs > Heart rate" -> "82/min"
+    test_results: dict[str, str] = Field(default_factory=dict)  # "Blood tests > Troponin" -> "2.1 ng/mL"
+    final_diagnosis: str
+    diagnosis_synonyms: list[str] = Field(default_factory=list)
+    differential: list[str] = Field(default_factory=list)
+    red_flags: list[str] = Field(default_factory=list)
+    key_questions: list[str] = Field(default_factory=list)
+    recommended_tests: list[str] = Field(default_factory=list)
+    disposition: Disposition = "routine"
+    source: str = "medverifier"
+
+
+# --------------------------------------------------------------------------- verify requests
+class RubricTask(BaseModel):
+    """A single-turn HealthBench-style task: the prompt messages and the rubric."""
+
+    kind: Literal["rubric"] = "rubric"
+    prompt: list[Message] = Field(min_length=1)
+    rubrics: list[RubricItem] = Field(min_length=1)
+    prompt_id: str = ""
+    example_tags: list[str] = Field(default_factory=list)
+
+
+class ConsultationTask(BaseModel):
+    """A consultation: the case behind it; the rubric is generated from the case when absent."""
+
+    kind: Literal["consultation"] = "consultation"
+    case: Case
+    rubrics: list[RubricItem] | None = None
+
+
+class MedicalOptions(BaseModel):
+    grading: Literal["rule", "judge", "hybrid"] = "hybrid"
+    batched: bool = False
+    length_penalty: float = 0.0  # p in score - p * (chars - 2000) / 500
+
+
+class MedicalVerifyRequest(BaseModel):
+    domain: Literal["medical"] = "medical"
+    task: Annotated[RubricTask | ConsultationTask, Field(discriminator="kind")]
+    trajectory: list[Message] = Field(min_length=1)
+    options: MedicalOptions = Field(default_factory=MedicalOptions)
+
+
+class CodeTest(BaseModel):
+    """Either an assert-style snippet (``code``) or a stdin/stdout pair."""
+
+    code: str | None = None
+    stdin: str | None = None
+    expected_stdout: str | None = None
+    name: str = ""
+
+
+class CodeTask(BaseModel):
+    id: str = ""
+    problem: str
+    tests: list[CodeTest] = Field(min_length=1)
+    entry_point: str | None = None
+
+
+class CodeOptions(BaseModel):
+    timeout_s: float = 5.0
+    memory_mb: int = 512
+    run_cells: bool = False  # also run code cells from earlier turns (tool-integrated trajectories)
+
+
+class CodeVerifyRequest(BaseModel):
+    domain: Literal["code"] = "code"
+    task: CodeTask
+    trajectory: list[Message] = Field(min_length=1)
+    options: CodeOptions = Field(default_factory=CodeOptions)
+
+
+class SearchTask(BaseModel):
+    id: str = ""
+    question: str
+    answers: list[str] = Field(min_length=1)  # gold answer and aliases
+
+
+class SearchOptions(BaseModel):
+    tool_budget: int = 5
+
+
+class SearchVerifyRequest(BaseModel):
+    domain: Literal["search"] = "search"
+    task: SearchTask
+    trajectory: list[Message] = Field(min_length=1)
+    options: SearchOptions = Field(default_factory=SearchOptions)
+
+
+class GuiAction(BaseModel):
+    action: Literal["click", "type", "select", "press", "scroll", "wait", "goto"]
+    selector: str | None = None
+    x: float | None = None
+    y: float | None = None
+    text: str | None = None
+    value: str | None = None
+    key: str | None = None
+    delta_y: float | None = None
+    ms: int | None = None
+    url: str | None = None
+
+
+class GuiPredicate(BaseModel):
+    """Success predicate on the final DOM."""
+
+    kind: Literal["field_value", "page", "visible_text", "checked"]
+    selector: str | None = None
+    value: str | None = None
+
+
+class GuiTask(BaseModel):
+    id: str = ""
+    instruction: str
+    start_page: str  # a page under data/gui/pages, or a URL
+    success: list[GuiPredicate] = Field(min_length=1)
+    max_steps: int = 30
+
+
+class GuiOptions(BaseModel):
+    screenshot_on_failure: bool = True
+
+
+class GuiVerifyRequest(BaseModel):
+    domain: Literal["gui"] = "gui"
+    task: GuiTask
+    trajectory: list[GuiAction]
+    options: GuiOptions = Field(default_factory=GuiOptions)
+
+
+VerifyRequest = Annotated[
+    MedicalVerifyRequest | CodeVerifyRequest | SearchVerifyRequest | GuiVerifyRequest,
+    Field(discriminator="domain"),
+]
+
+
+class VerifyResult(BaseModel):
+    domain: str
+    reward: float
+    scores: dict[str, float] = Field(default_factory=dict)  # "overall", "axis:accuracy", ...
+    criteria: list[CriterionResult] = Field(default_factory=list)
+    unscored: int = 0
+    meta: dict[str, MetaValue] = Field(default_factory=dict)
