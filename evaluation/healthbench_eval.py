@@ -1,0 +1,165 @@
+"""HealthBench-style evaluation, in the shape of openai/simple-evals' ``healthbench_eval.py``.
+
+Top to bottom: the grader template (the verifier's, so grading matches simple-evals), the record
+type, the pure score calculation (delegated to ``verifier.scoring``), the eval class, and ``main()``.
+
+Loads HealthBench JSONL unchanged (the full file, Hard, Consensus, or the project's own
+``data/rubric_tasks/*.jsonl``), samples one response per prompt from any ``ChatClient`` (the embedded
+model, a local checkpoint, an OpenAI-compatible URL), grades every rubric item, and reports the
+overall score, per-axis and per-theme scores, bootstrap std, n, unscored counts and the
+length-adjusted score ``score − p·(chars − 2000)/500``.
+
+    python -m evaluation.healthbench_eval data/rubric_tasks/core.jsonl --limit 5 --judge embedded
+    medverifier eval healthbench data/rubric_tasks/core.jsonl --limit 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import random
+import time
+import zlib
+from pathlib import Path
+
+from evaluation.runner import execute_run
+from evaluation.specs import ClientSpec, GraderSpec, build_chat_client
+from evaluation.store import ExampleResult, HealthBenchParams, RunConfig, new_run_name, runs_root
+from evaluation.summary import RunSummary
+from evaluation.worker import HealthBenchExample, grader_for
+from verifier.healthbench import HealthBenchRecord, load_healthbench
+from verifier.scoring import length_adjusted, score_example
+from verifier.types import CriterionResult, Message, RubricItem
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["HealthBenchEval", "HealthBenchRecord", "calculate_score", "evaluate_example", "main"]
+
+
+def calculate_score(results: list[CriterionResult], example_tags: list[str] | None = None) -> dict[str, float]:
+    """simple-evals' per-example metrics: ``overall_score``, each example tag and each rubric tag."""
+    return score_example(results, example_tags=example_tags or []).metrics()
+
+
+def example_seed(seed: int, example_id: str) -> int:
+    """A per-example sampling seed that does not depend on which process or batch runs the example."""
+    return (seed * 1_000_003 + zlib.crc32(example_id.encode())) % 2**31
+
+
+def to_example(record: HealthBenchRecord, index: int) -> HealthBenchExample:
+    return HealthBenchExample(
+        example_id=record.prompt_id or f"line-{index + 1:06d}",
+        prompt=[Message(role=m.role, content=m.content) for m in record.prompt],
+        rubrics=[RubricItem.model_validate(r.model_dump()) for r in record.rubrics],
+        example_tags=list(record.example_tags),
+    )
+
+
+async def evaluate_example(config: RunConfig, example: HealthBenchExample) -> ExampleResult:
+    """Sample one response, grade every rubric item, score. Runs in the driver or a Ray actor."""
+    params = config.healthbench or HealthBenchParams(data_path="")
+    started = time.perf_counter()
+    policy = build_chat_client(config.policy)
+    completion = await policy.complete(
+        example.prompt,
+        max_tokens=params.max_tokens,
+        temperature=0.0,
+        seed=example_seed(config.seed, example.example_id),
+    )
+    response = completion.text
+    conversation = [*example.prompt, Message(role="assistant", content=response)]
+    criteria = await grader_for(config.grader).grade(conversation, example.rubrics)
+    scored = score_example(criteria, example_tags=example.example_tags, prompt_id=example.example_id)
+    return ExampleResult(
+        example_id=example.example_id,
+        kind="healthbench",
+        score=scored.overall,
+        metrics=scored.metrics(),
+        example_tags=scored.example_tags,
+        criteria=criteria,
+        unscored=scored.unscored,
+        response_chars=len(response),
+        length_adjusted=(
+            None if scored.overall is None
+            else length_adjusted(scored.overall, len(response), params.length_penalty)
+        ),
+        transcript=conversation,
+        seconds=time.perf_counter() - started,
+    )
+
+
+class HealthBenchEval:
+    """One HealthBench run: which records, which policy and grader; ``run()`` resumes by itself."""
+
+    def __init__(self, config: RunConfig, run_dir: Path) -> None:
+        if config.kind != "healthbench" or config.healthbench is None:
+            raise ValueError("HealthBenchEval needs a healthbench run config")
+        self.config = config
+        self.run_dir = run_dir
+
+    @classmethod
+    def create(
+        cls,
+        data_path: str | Path,
+        *,
+        policy: ClientSpec,
+        grader: GraderSpec,
+        seed: int = 0,
+        limit: int | None = None,
+        concurrency: int = 8,
+        executor: str = "local",
+        ray_address: str | None = None,
+        max_tokens: int = 256,
+        length_penalty: float = 0.05,
+        run_name: str | None = None,
+        runs_dir: str | Path | None = None,
+    ) -> HealthBenchEval:
+        name = run_name or new_run_name("healthbench")
+        config = RunConfig(
+            name=name, kind="healthbench", policy=policy, grader=grader, seed=seed, limit=limit,
+            concurrency=concurrency, executor=executor, ray_address=ray_address,  # type: ignore[arg-type]
+            healthbench=HealthBenchParams(data_path=str(Path(data_path).resolve()), max_tokens=max_tokens,
+                                          length_penalty=length_penalty),
+        )
+        return cls(config, runs_root(runs_dir) / name)
+
+    def examples(self) -> list[HealthBenchExample]:
+        assert self.config.healthbench is not None
+        records = load_healthbench(self.config.healthbench.data_path)
+        examples = [to_example(r, i) for i, r in enumerate(records)]
+        limit = self.config.limit
+        if limit is not None and limit < len(examples):
+            # As simple-evals: a seeded sample, so --limit picks the same examples on resume.
+            examples = random.Random(self.config.seed).sample(examples, limit)
+        return examples
+
+    async def run(self, *, show_progress: bool | None = None) -> RunSummary:
+        return await execute_run(self.run_dir, self.config, self.examples(), show_progress=show_progress)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="HealthBench-style rubric evaluation of a chat model.")
+    parser.add_argument("data", help="HealthBench-format JSONL file")
+    parser.add_argument("--model", default="embedded")
+    parser.add_argument("--base-url", default=None)
+    parser.add_argument("--judge", default=None, help="judge model (default: rule checks only)")
+    parser.add_argument("--judge-base-url", default=None)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--runs-dir", default=None)
+    args = parser.parse_args(argv)
+    judge = ClientSpec(model=args.judge, base_url=args.judge_base_url) if args.judge else None
+    evaluation = HealthBenchEval.create(
+        args.data, policy=ClientSpec(model=args.model, base_url=args.base_url),
+        grader=GraderSpec(kind="hybrid", judge=judge), seed=args.seed, limit=args.limit,
+        concurrency=args.concurrency, runs_dir=args.runs_dir,
+    )
+    summary = asyncio.run(evaluation.run())
+    logger.info("run %s finished", evaluation.config.name)
+    print(summary.model_dump_json(indent=2))  # noqa: T201 - this is a script entry point
+
+
+if __name__ == "__main__":
+    main()

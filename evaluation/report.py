@@ -1,0 +1,149 @@
+"""The run report: one self-contained HTML file (charts inline as base64 PNG) and a JSON summary.
+
+``write_report(run_dir)`` rebuilds both from the results store alone, so ``medverifier report RUN``
+works on a finished, a resumed or a half-finished run.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import logging
+from pathlib import Path
+
+import jinja2
+
+from evaluation.store import ExampleResult, ResultsStore, dump_json, load_config
+from evaluation.summary import RunSummary, summarize
+
+logger = logging.getLogger(__name__)
+
+WORST_CASES = 5
+
+_TEMPLATE = jinja2.Template(
+    """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>medverifier run {{ s.run }}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:0.5rem 0 1.5rem}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}
+th{background:#f3f3f3}.chart{max-width:100%;height:auto;border:1px solid #eee;margin:0.5rem 0}
+.msg{white-space:pre-wrap;padding:6px 10px;margin:4px 0;border-radius:6px}
+.assistant{background:#eef5ff}.user{background:#f6f6f6}.system{background:#fff8e6}
+.met{color:#1a7f37}.unmet{color:#b42318}.unscored{color:#777}
+</style></head><body>
+<h1>Run {{ s.run }} <small>({{ s.kind }})</small></h1>
+<table id="summary">
+<tr><th>policy</th><td>{{ s.policy }}</td></tr><tr><th>grader</th><td>{{ s.grader }}</td></tr>
+<tr><th>seed</th><td>{{ s.seed }}</td></tr>
+<tr><th>examples</th><td>{{ s.finished }} finished of {{ s.planned }}{% if s.failed %}, {{ s.failed }} failed{% endif %}</td></tr>
+<tr><th>overall score</th><td>{{ fmt(s.score) }} ± {{ fmt(s.bootstrap_std) }} (bootstrap std, n={{ s.n_scored }})</td></tr>
+<tr><th>unscored rubric items</th><td>{{ s.unscored_items }}</td></tr>
+{% if s.kind == "healthbench" %}<tr><th>length-adjusted score (p={{ s.length_penalty }})</th><td>{{ fmt(s.length_adjusted) }}</td></tr>
+<tr><th>mean response length</th><td>{{ "%.0f"|format(s.mean_response_chars) }} chars</td></tr>{% endif %}
+{% if c %}<tr><th>diagnostic accuracy</th><td>{{ fmt(c.diagnostic_accuracy) }} ({{ c.correct }}/{{ c.n }}; {{ c.judge_matches }} judge-assisted, {{ c.no_diagnosis }} without a diagnosis)</td></tr>
+<tr><th>mean turns / questions / tests ordered</th><td>{{ "%.1f"|format(c.mean_turns) }} / {{ "%.1f"|format(c.mean_questions) }} / {{ "%.1f"|format(c.mean_tests_ordered) }}</td></tr>
+<tr><th>leaks caught / fallbacks</th><td>{{ c.leaks_caught }} / {{ c.fallbacks }}</td></tr>
+<tr><th>termination reasons</th><td>{% for k, v in c.termination_reasons.items() %}{{ k }}: {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}</td></tr>{% endif %}
+</table>
+{% for title, table in tables %}{% if table %}<h2>{{ title }}</h2>
+<table><tr><th>tag</th><th>score</th><th>bootstrap std</th><th>n</th></tr>
+{% for name, m in table.items() %}<tr><td>{{ name }}</td><td>{{ fmt(m.mean) }}</td><td>{{ fmt(m.bootstrap_std) }}</td><td>{{ m.n_samples }}</td></tr>{% endfor %}
+</table>{% endif %}{% endfor %}
+{% if c and c.by_specialty %}<h2>Diagnostic accuracy by specialty</h2>
+<table><tr><th>specialty</th><th>accuracy</th><th>correct</th><th>n</th></tr>
+{% for name, a in c.by_specialty.items() %}<tr><td>{{ name }}</td><td>{{ fmt(a.accuracy) }}</td><td>{{ a.correct }}</td><td>{{ a.n }}</td></tr>{% endfor %}
+</table>{% endif %}
+<h2>Charts</h2>
+{% for name, png in charts %}<figure><img class="chart" id="chart-{{ name }}" alt="{{ name }}" src="data:image/png;base64,{{ png }}"><figcaption>{{ name }}</figcaption></figure>{% endfor %}
+<h2>Worst cases</h2>
+{% for r in worst %}<section class="case"><h3>{{ r.example_id }} — score {{ fmt(r.score) }}{% if r.consult %}; diagnosis {{ r.consult.diagnosis or "none" }} (expected {{ r.consult.final_diagnosis }}, {{ "correct" if r.consult.correct else "wrong" }}){% endif %}</h3>
+{% for m in r.transcript %}<div class="msg {{ m.role }}"><b>{{ m.role }}:</b> {{ m.content }}</div>{% endfor %}
+<table><tr><th>verdict</th><th>points</th><th>criterion</th><th>explanation</th></tr>
+{% for cr in r.criteria %}<tr><td class="{{ 'unscored' if cr.met is none else ('met' if cr.met else 'unmet') }}">{{ 'unscored' if cr.met is none else ('met' if cr.met else 'not met') }}</td><td>{{ cr.points }}</td><td>{{ cr.criterion }}</td><td>{{ cr.explanation }}</td></tr>{% endfor %}
+</table></section>{% endfor %}
+</body></html>""",
+    autoescape=True,
+)
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _png(fig: object) -> str:
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80, bbox_inches="tight")  # type: ignore[attr-defined]
+    plt.close(fig)  # type: ignore[arg-type]
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _bar(title: str, labels: list[str], values: list[float], errors: list[float] | None = None) -> str:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 0.4 * max(3, len(labels)) + 1))
+    ax.barh(labels, values, xerr=errors, color="#4c78a8")
+    ax.set_xlim(0, 1)
+    ax.set_title(title)
+    ax.invert_yaxis()
+    return _png(fig)
+
+
+def charts(summary: RunSummary, results: list[ExampleResult]) -> list[tuple[str, str]]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out: list[tuple[str, str]] = []
+    for name, table in (("scores-by-axis", summary.axes), ("scores-by-theme", summary.themes)):
+        if table:
+            out.append((name, _bar(name.replace("-", " "), list(table), [m.mean for m in table.values()],
+                                   [m.bootstrap_std for m in table.values()])))
+    scores = [r.score for r in results if r.score is not None]
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.hist(scores, bins=10, range=(min(0.0, *scores) if scores else 0.0, max(1.0, *scores) if scores else 1.0),
+            color="#72b7b2")
+    ax.set_title(f"score distribution (n={len(scores)})")
+    ax.set_xlabel("example score")
+    out.append(("score-distribution", _png(fig)))
+    if summary.consult and summary.consult.by_specialty:
+        spec = summary.consult.by_specialty
+        out.append(("diagnostic-accuracy-by-specialty",
+                    _bar("diagnostic accuracy by specialty", list(spec), [a.accuracy for a in spec.values()])))
+    return out
+
+
+def render_html(summary: RunSummary, results: list[ExampleResult]) -> str:
+    worst = sorted(results, key=lambda r: (r.score if r.score is not None else 2.0, r.example_id))[:WORST_CASES]
+    return _TEMPLATE.render(
+        s=summary,
+        c=summary.consult,
+        fmt=_fmt,
+        tables=[("Scores by axis", summary.axes), ("Scores by theme", summary.themes),
+                ("Other rubric tags", summary.other_tags)],
+        charts=charts(summary, results),
+        worst=worst,
+    )
+
+
+def write_report(run_dir: str | Path) -> Path:
+    """Rebuild ``summary.json`` and ``report.html`` for a run folder; return the report's path."""
+    run_dir = Path(run_dir)
+    config = load_config(run_dir)
+    previous = None
+    if (run_dir / "summary.json").is_file():
+        try:
+            previous = RunSummary.model_validate_json((run_dir / "summary.json").read_text())
+        except ValueError:
+            logger.warning("%s: unreadable summary, rebuilding it", run_dir / "summary.json")
+    with ResultsStore.for_run(run_dir) as store:
+        results = store.results(policy=config.policy.label, grader=config.grader.label, seed=config.seed)
+    summary = summarize(config, results,
+                        planned=previous.planned if previous else None,
+                        failed=previous.failed if previous else 0)
+    dump_json(run_dir / "summary.json", summary)
+    path = run_dir / "report.html"
+    path.write_text(render_html(summary, results), encoding="utf-8")
+    return path

@@ -1,0 +1,70 @@
+"""Running an eval's examples through an executor into a run's results store, resumably.
+
+``execute_run`` skips every example already stored under the same (policy, grader, seed), writes each
+new result the moment it is finished, then aggregates *all* stored results into ``summary.json`` and
+rebuilds ``report.html``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from evaluation.executors import ExecutionReport, Executor, make_executor
+from evaluation.progress import progress
+from evaluation.store import ExampleResult, ResultsStore, RunConfig, dump_json, save_config
+from evaluation.summary import RunSummary, summarize
+from evaluation.worker import ConsultExample, HealthBenchExample
+
+logger = logging.getLogger(__name__)
+
+
+def store_keys(config: RunConfig) -> dict[str, str | int]:
+    return {"policy": config.policy.label, "grader": config.grader.label, "seed": config.seed}
+
+
+async def execute_run(
+    run_dir: Path,
+    config: RunConfig,
+    examples: Sequence[HealthBenchExample | ConsultExample],
+    *,
+    executor: Executor | None = None,
+    show_progress: bool | None = None,
+    write_report: bool = True,
+) -> RunSummary:
+    ids = [e.example_id for e in examples]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise ValueError(f"duplicate example ids: {sorted(duplicates)[:5]}")
+    save_config(run_dir, config)
+    executor = executor or make_executor(config.executor, concurrency=config.concurrency,
+                                         ray_address=config.ray_address)
+    keys = store_keys(config)
+    with ResultsStore.for_run(run_dir) as store:
+        done = store.done(**keys)  # type: ignore[arg-type]
+        todo = [e for e in examples if e.example_id not in done]
+        if done:
+            logger.info("resuming %s: %d of %d examples already finished", config.name, len(done), len(examples))
+        report = ExecutionReport()
+        if todo:
+            with progress(len(examples), f"{config.kind} {config.name}", completed=len(examples) - len(todo),
+                          enabled=show_progress) as advance:
+
+                def on_result(result: ExampleResult) -> None:
+                    store.put(result, **keys)  # type: ignore[arg-type]
+                    score = "unscored" if result.score is None else f"{result.score:.2f}"
+                    advance(f"{result.example_id} {score}")
+
+                report = await executor.run(config, todo, on_result)
+        wanted = set(ids)
+        results = [r for r in store.results(**keys) if r.example_id in wanted]  # type: ignore[arg-type]
+    for error in report.errors:
+        logger.warning("failed: %s", error)
+    summary = summarize(config, results, planned=len(examples), failed=report.failed)
+    dump_json(run_dir / "summary.json", summary)
+    if write_report:
+        from evaluation.report import write_report as build_report
+
+        build_report(run_dir)
+    return summary
