@@ -1,1 +1,52 @@
-"""Verifier backends, one file per domain: medical, code, search, gui."""
+"""Verifier backends, one file per domain: medical, code, search, gui.
+
+``default_backends()`` builds the code, search and GUI backends (they need nothing injected); the
+medical backend needs a rubric generator and a grader, so the composition root builds it.
+Each backend ships its tasks under ``data/<domain>/`` as JSONL records of a task, a known correct
+trajectory and a wrong one; ``load_records`` reads them with errors naming file, line and field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from verifier.protocols import VerifierBackend
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class RecordError(ValueError):
+    """A data file line that does not validate; the message names file, line and field."""
+
+
+def load_records(path: str | Path, model: type[M]) -> list[M]:
+    path = Path(path)
+    records: list[M] = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(model.model_validate(json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise RecordError(f"{path}:{number}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                field = ".".join(str(p) for p in first["loc"]) or "<record>"
+                raise RecordError(f"{path}:{number}: field {field}: {first['msg']}") from None
+    return records
+
+
+def default_backends() -> list[VerifierBackend]:
+    """The code, search and GUI backends with their default settings (GUI starts Chromium lazily)."""
+    from verifier.backends.code import CodeBackend
+    from verifier.backends.gui import GuiBackend
+    from verifier.backends.search import SearchBackend
+
+    return [CodeBackend(), SearchBackend(), GuiBackend()]
