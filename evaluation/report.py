@@ -147,3 +147,29 @@ def write_report(run_dir: str | Path) -> Path:
     path = run_dir / "report.html"
     path.write_text(render_html(summary, results), encoding="utf-8")
     return path
+
+
+def summary_table(summary: RunSummary) -> object:
+    """A rich ``Table`` of the headline numbers (the CLI prints it)."""
+    from rich.table import Table
+
+    table = Table(title=f"{summary.kind} run {summary.run}", show_header=True)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_row("policy / grader", f"{summary.policy} / {summary.grader}")
+    table.add_row("examples", f"{summary.finished}/{summary.planned}" + (f" ({summary.failed} failed)" if summary.failed else ""))
+    table.add_row("overall score", f"{_fmt(summary.score)} ± {_fmt(summary.bootstrap_std)} (n={summary.n_scored})")
+    table.add_row("unscored rubric items", str(summary.unscored_items))
+    if summary.kind == "healthbench":
+        table.add_row(f"length-adjusted (p={summary.length_penalty})", _fmt(summary.length_adjusted))
+    for name, stats in {**summary.axes, **summary.themes}.items():
+        table.add_row(name, f"{_fmt(stats.mean)} (n={stats.n_samples})")
+    c = summary.consult
+    if c is not None:
+        table.add_row("diagnostic accuracy", f"{_fmt(c.diagnostic_accuracy)} ({c.correct}/{c.n})")
+        for name, acc in c.by_specialty.items():
+            table.add_row(f"  {name}", f"{_fmt(acc.accuracy)} ({acc.correct}/{acc.n})")
+        table.add_row("turns / questions / tests", f"{c.mean_turns:.1f} / {c.mean_questions:.1f} / {c.mean_tests_ordered:.1f}")
+        table.add_row("leaks caught / fallbacks", f"{c.leaks_caught} / {c.fallbacks}")
+        table.add_row("termination", ", ".join(f"{k}: {v}" for k, v in c.termination_reasons.items()))
+    return table

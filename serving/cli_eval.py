@@ -1,9 +1,233 @@
-"""Commands added by a later issue (see the README's CLI section)."""
+"""``medverifier eval healthbench|consult``, ``medverifier report RUN`` and ``medverifier demo``.
+
+Bad input (a missing or malformed data file, an unknown run, an unknown case id) prints one
+``error:`` line naming the file, line and field where known, and exits with code 2.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+from typing import Any
+
 import typer
+
+eval_app = typer.Typer(help="Offline evaluations (HealthBench-style rubrics, AgentClinic-style consultations).",
+                       no_args_is_help=True)
+
+_POLICY_HELP = "`embedded`, a checkpoint folder, a served model name (with --base-url) or py:module:factory."
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _bad_input_errors() -> tuple[type[BaseException], ...]:
+    from pydantic import ValidationError
+
+    from policy.model import ModelNotAvailableError
+
+    return (ValueError, FileNotFoundError, LookupError, ValidationError, ModelNotAvailableError, OSError)
+
+
+def _grader(grading: str, judge: str | None, judge_base_url: str | None, batched: bool) -> Any:
+    from evaluation.specs import ClientSpec, GraderSpec
+
+    if grading not in ("rule", "judge", "hybrid"):
+        raise _fail(f"--grading must be rule, judge or hybrid, got {grading!r}")
+    if grading == "judge" and not judge:
+        raise _fail("--grading judge needs --judge MODEL")
+    spec = ClientSpec(model=judge, base_url=judge_base_url) if judge else None
+    return GraderSpec(kind=grading, judge=spec, batched=batched)  # type: ignore[arg-type]
+
+
+def _finish(evaluation: Any) -> None:
+    from rich.console import Console
+
+    from evaluation.report import summary_table
+
+    try:
+        summary = asyncio.run(evaluation.run())
+    except _bad_input_errors() as exc:
+        raise _fail(str(exc)) from exc
+    console = Console()
+    console.print(summary_table(summary))
+    console.print(f"run:     {evaluation.config.name}  (resume with --resume {evaluation.config.name})")
+    console.print(f"summary: {evaluation.run_dir / 'summary.json'}")
+    console.print(f"report:  {evaluation.run_dir / 'report.html'}")
+    if summary.finished < summary.planned:
+        console.print(f"[yellow]{summary.planned - summary.finished} examples did not finish; "
+                      f"rerun with --resume {evaluation.config.name}[/yellow]")
+
+
+def _resume(run: str, runs_dir: str | None, kind: str) -> Any:
+    from evaluation.store import load_config, resolve_run_dir
+
+    try:
+        run_dir = resolve_run_dir(run, runs_dir)
+        config = load_config(run_dir)
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    if config.kind != kind:
+        raise _fail(f"run {run!r} is a {config.kind} run; resume it with `medverifier eval {config.kind}`")
+    if kind == "healthbench":
+        from evaluation.healthbench_eval import HealthBenchEval
+
+        return HealthBenchEval(config, run_dir)
+    from evaluation.consult_eval import ConsultEval
+
+    return ConsultEval(config, run_dir)
+
+
+@eval_app.command("healthbench")
+def healthbench(
+    data: Path | None = typer.Argument(None, help="HealthBench-format JSONL (not needed with --resume)."),
+    model: str = typer.Option("embedded", help=_POLICY_HELP),
+    base_url: str | None = typer.Option(None, help="OpenAI-compatible server of the policy."),
+    judge: str | None = typer.Option(None, help="Judge model (default: rule checks only, the rest unscored)."),
+    judge_base_url: str | None = typer.Option(None, help="OpenAI-compatible server of the judge."),
+    grading: str = typer.Option("hybrid", help="rule, judge or hybrid."),
+    batched: bool = typer.Option(False, help="Grade many rubric items per judge call."),
+    limit: int | None = typer.Option(None, min=1, help="Evaluate a seeded sample of this many examples."),
+    concurrency: int = typer.Option(8, min=1),
+    seed: int = typer.Option(0),
+    max_tokens: int = typer.Option(256, min=1, help="Response length limit for the policy."),
+    length_penalty: float = typer.Option(0.05, help="p in the length-adjusted score."),
+    executor: str = typer.Option("local", help="local (asyncio) or ray."),
+    ray_address: str | None = typer.Option(None, help="An existing Ray cluster (default: a local one)."),
+    runs_dir: str | None = typer.Option(None, help="Where runs live (default $MEDVERIFIER_HOME/runs)."),
+    run_name: str | None = typer.Option(None, help="Name of a new run."),
+    resume: str | None = typer.Option(None, help="Continue the run RUN (a name or a folder)."),
+) -> None:
+    """Sample responses to HealthBench-format prompts and grade them against their rubrics."""
+    from evaluation.healthbench_eval import HealthBenchEval
+    from evaluation.specs import ClientSpec
+
+    if resume:
+        _finish(_resume(resume, runs_dir, "healthbench"))
+        return
+    if data is None:
+        raise _fail("give a HealthBench JSONL file (or --resume RUN)")
+    if not data.is_file():
+        raise _fail(f"{data}: no such file")
+    if executor not in ("local", "ray"):
+        raise _fail(f"--executor must be local or ray, got {executor!r}")
+    evaluation = HealthBenchEval.create(
+        data, policy=ClientSpec(model=model, base_url=base_url),
+        grader=_grader(grading, judge, judge_base_url, batched), seed=seed, limit=limit,
+        concurrency=concurrency, executor=executor, ray_address=ray_address, max_tokens=max_tokens,
+        length_penalty=length_penalty, run_name=run_name, runs_dir=runs_dir,
+    )
+    try:
+        evaluation.examples()  # validate the file before anything is started
+    except _bad_input_errors() as exc:
+        raise _fail(str(exc)) from exc
+    _finish(evaluation)
+
+
+@eval_app.command("consult")
+def consult(
+    cases: Path | None = typer.Option(None, help="Case file or folder (default: the project's cases)."),
+    agentclinic: bool = typer.Option(False, help="--cases is an AgentClinic (OSCE) JSONL file."),
+    case: list[str] = typer.Option([], help="Only these case ids (repeatable)."),
+    personas: int = typer.Option(1, min=1, help="Personas sampled per case."),
+    max_turns: int = typer.Option(6, min=1),
+    doctor_max_tokens: int = typer.Option(96, min=1),
+    model: str = typer.Option("embedded", help=_POLICY_HELP),
+    base_url: str | None = typer.Option(None, help="OpenAI-compatible server of the doctor policy."),
+    patient_model: str = typer.Option("embedded", help="The simulated patient's model."),
+    patient_base_url: str | None = typer.Option(None),
+    judge: str | None = typer.Option(None, help="Judge model (rubric items without checks, diagnosis matching)."),
+    judge_base_url: str | None = typer.Option(None),
+    grading: str = typer.Option("hybrid", help="rule, judge or hybrid."),
+    batched: bool = typer.Option(False),
+    limit: int | None = typer.Option(None, min=1, help="A seeded sample of this many cases."),
+    concurrency: int = typer.Option(8, min=1),
+    seed: int = typer.Option(0),
+    executor: str = typer.Option("local", help="local (asyncio) or ray."),
+    ray_address: str | None = typer.Option(None),
+    runs_dir: str | None = typer.Option(None),
+    run_name: str | None = typer.Option(None),
+    resume: str | None = typer.Option(None, help="Continue the run RUN (a name or a folder)."),
+) -> None:
+    """Run consultations against the patient simulator and grade them (AgentClinic-style)."""
+    from evaluation.consult_eval import ConsultEval
+    from evaluation.specs import ClientSpec
+    from evaluation.store import ConsultParams
+
+    if resume:
+        _finish(_resume(resume, runs_dir, "consult"))
+        return
+    if cases is not None and not cases.exists():
+        raise _fail(f"{cases}: no such file or folder")
+    if executor not in ("local", "ray"):
+        raise _fail(f"--executor must be local or ray, got {executor!r}")
+    params = ConsultParams(
+        cases_path=str(cases) if cases else None, cases_format="agentclinic" if agentclinic else "project",
+        case_ids=list(case), personas_per_case=personas, max_turns=max_turns,
+        doctor_max_tokens=doctor_max_tokens, patient=ClientSpec(model=patient_model, base_url=patient_base_url),
+    )
+    evaluation = ConsultEval.create(
+        policy=ClientSpec(model=model, base_url=base_url), grader=_grader(grading, judge, judge_base_url, batched),
+        params=params, seed=seed, limit=limit, concurrency=concurrency, executor=executor,
+        ray_address=ray_address, run_name=run_name, runs_dir=runs_dir,
+    )
+    try:
+        evaluation.examples()
+    except _bad_input_errors() as exc:
+        raise _fail(str(exc)) from exc
+    _finish(evaluation)
+
+
+def report(
+    run: str = typer.Argument(..., help="A run name (under --runs-dir) or a run folder."),
+    runs_dir: str | None = typer.Option(None),
+) -> None:
+    """Rebuild a run's HTML report and JSON summary from its results store."""
+    from evaluation.report import write_report
+    from evaluation.store import resolve_run_dir
+
+    try:
+        path = write_report(resolve_run_dir(run, runs_dir))
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    typer.echo(f"report:  {path}")
+    typer.echo(f"summary: {path.with_name('summary.json')}")
+
+
+def demo(
+    cases: int = typer.Option(4, min=1, help="How many of the project's cases."),
+    max_turns: int = typer.Option(4, min=1),
+    doctor_max_tokens: int = typer.Option(64, min=8),
+    seed: int = typer.Option(0),
+    runs_dir: str | None = typer.Option(None),
+) -> None:
+    """The main job: consultations with the embedded doctor and patient, verified, with a report."""
+    import time
+
+    from rich.console import Console
+
+    from evaluation.demo import DemoOptions, run_demo
+    from evaluation.report import summary_table
+
+    console = Console()
+    started = time.perf_counter()
+    console.print(f"[bold]medverifier demo[/bold]: {cases} consultations, embedded doctor and patient, "
+                  f"up to {max_turns} doctor turns each")
+    options = DemoOptions(cases=cases, max_turns=max_turns, doctor_max_tokens=doctor_max_tokens, seed=seed)
+    try:
+        summary, report_path = asyncio.run(run_demo(options, runs_dir=runs_dir))
+    except _bad_input_errors() as exc:
+        raise _fail(str(exc)) from exc
+    console.print(summary_table(summary))
+    console.print(f"report:  {report_path}")
+    console.print(f"summary: {report_path.with_name('summary.json')}")
+    console.print(f"done in {time.perf_counter() - started:.0f}s")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``eval``, ``report`` and ``demo`` to ``app``."""
+    app.add_typer(eval_app, name="eval")
+    app.command("report")(report)
+    app.command("demo")(demo)
