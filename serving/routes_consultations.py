@@ -1,0 +1,139 @@
+"""Clinician consultations: create, send a message (optionally streamed as SSE), read, list, delete.
+
+A key sees only its own consultations: another key's id answers 404, exactly like an unknown id.
+Server-sent events of ``POST /v1/consultations/{id}/messages?stream=true``::
+
+    event: delta   data: {"text": "..."}          (repeated)
+    event: done    data: <Reply>                   (the stored reply)
+    event: error   data: <ErrorBody>               (instead of done, e.g. a 504)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from serving.auth import Tenant, require_tenant
+from serving.routes_common import ERROR_RESPONSES, ApiError, ErrorBody, ErrorDetail, not_found, stream_within
+from serving.sessions import Consultation, ConsultationStore, ConsultationSummary, Reply
+
+router = APIRouter(prefix="/v1/consultations", tags=["consultations"], responses=ERROR_RESPONSES)
+
+
+class ConsultationCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field("", max_length=200)
+
+
+class MessageCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(min_length=1, max_length=8000)
+    max_tokens: int | None = Field(None, ge=1)
+    temperature: float | None = Field(None, ge=0.0, le=2.0)
+
+
+class ConsultationList(BaseModel):
+    data: list[ConsultationSummary]
+
+
+def _store(request: Request) -> ConsultationStore:
+    return request.app.state.consultations
+
+
+@router.post("", status_code=201, response_model=ConsultationSummary)
+async def create_consultation(
+    request: Request, body: ConsultationCreate | None = None, tenant: Tenant = Depends(require_tenant)
+) -> ConsultationSummary:
+    return await _store(request).create(tenant.id, (body.title if body else "").strip() or "Consultation")
+
+
+@router.get("", response_model=ConsultationList)
+async def list_consultations(
+    request: Request, limit: int = Query(100, ge=1, le=1000), tenant: Tenant = Depends(require_tenant)
+) -> ConsultationList:
+    return ConsultationList(data=await _store(request).list(tenant.id, limit))
+
+
+@router.get("/{consultation_id}", response_model=Consultation)
+async def get_consultation(
+    consultation_id: str, request: Request, tenant: Tenant = Depends(require_tenant)
+) -> Consultation:
+    found = await _store(request).get(tenant.id, consultation_id)
+    if found is None:
+        raise not_found(f"consultation {consultation_id!r}")
+    return found
+
+
+@router.delete("/{consultation_id}", status_code=204)
+async def delete_consultation(
+    consultation_id: str, request: Request, tenant: Tenant = Depends(require_tenant)
+) -> Response:
+    if not await _store(request).delete(tenant.id, consultation_id):
+        raise not_found(f"consultation {consultation_id!r}")
+    return Response(status_code=204)
+
+
+@router.post("/{consultation_id}/messages", response_model=Reply)
+async def send_message(
+    consultation_id: str,
+    body: MessageCreate,
+    request: Request,
+    stream: bool = Query(False, description="Stream the reply as server-sent events."),
+    tenant: Tenant = Depends(require_tenant),
+) -> Reply | StreamingResponse:
+    state = request.app.state
+    settings = state.settings
+    store = _store(request)
+    if await store.summary(tenant.id, consultation_id) is None:
+        raise not_found(f"consultation {consultation_id!r}")
+    max_tokens = body.max_tokens or settings.default_max_tokens
+    if max_tokens > settings.max_tokens_limit:
+        raise ApiError(
+            422, f"max_tokens: at most {settings.max_tokens_limit} on this server, got {max_tokens}",
+            param="max_tokens",
+        )
+    temperature = settings.consultation_temperature if body.temperature is None else body.temperature
+    pieces = store.send(consultation_id, body.content, max_tokens=max_tokens, temperature=temperature)
+    wants_sse = stream or "text/event-stream" in request.headers.get("accept", "")
+    state.admission.acquire()
+    if wants_sse:
+        return StreamingResponse(
+            _sse(state, pieces), media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+    try:
+        reply: Reply | None = None
+        async for item in stream_within(pieces, settings.request_timeout_s):
+            if isinstance(item, Reply):
+                reply = item
+    finally:
+        state.admission.release()
+    assert reply is not None  # ConsultationStore.send always ends with the Reply
+    return reply
+
+
+def _event(name: str, data: str) -> str:
+    return f"event: {name}\ndata: {data}\n\n"
+
+
+async def _sse(state: object, pieces: AsyncIterator[str | Reply]) -> AsyncIterator[str]:
+    try:
+        async for item in stream_within(pieces, state.settings.request_timeout_s):  # type: ignore[attr-defined]
+            if isinstance(item, Reply):
+                yield _event("done", item.model_dump_json())
+            else:
+                yield _event("delta", json.dumps({"text": item}))
+    except ApiError as exc:
+        state.metrics.rejected.labels(exc.body.error.code or "error").inc()  # type: ignore[attr-defined]
+        yield _event("error", exc.body.model_dump_json())
+    except Exception as exc:  # reported in-band: the 200 has already been sent
+        error = ErrorBody(error=ErrorDetail(message=f"generation failed: {exc}", type="server_error"))
+        yield _event("error", error.model_dump_json())
+    finally:
+        state.admission.release()  # type: ignore[attr-defined]
