@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import random
 import threading
@@ -197,7 +198,7 @@ class LocalChatClient:
                 timeout = deadline - asyncio.get_running_loop().time()
                 try:
                     batch.append(queue.get_nowait() if timeout <= 0 else await asyncio.wait_for(queue.get(), timeout))
-                except (asyncio.TimeoutError, asyncio.QueueEmpty):
+                except (TimeoutError, asyncio.QueueEmpty):
                     break
             batch = [r for r in batch if not r.future.cancelled()]
             if not batch:
@@ -247,6 +248,8 @@ class LocalChatClient:
         active = [True] * len(batch)
         steps = max(r.max_tokens for r in batch)
         past = None
+        # transformers 5.x renamed ``past_key_values`` to ``cache``; support both.
+        cache_arg = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
         step_ids = input_ids
         self.batches += 1
         self.batch_sizes.append(len(batch))
@@ -256,11 +259,11 @@ class LocalChatClient:
                 input_ids=step_ids,
                 attention_mask=attention,
                 position_ids=positions,
-                past_key_values=past,
                 use_cache=True,
+                **{cache_arg: past},
             )
             self.forward_passes += 1
-            past = out.past_key_values
+            past = getattr(out, cache_arg)
             logits = out.logits[:, -1, :].float().cpu()
             logprobs = torch.log_softmax(logits, dim=-1)
             next_ids = torch.full((len(batch),), pad_id, dtype=torch.long)

@@ -76,24 +76,28 @@ def chat(
         sys.stdout.write("\n")
         return "".join(parts)
 
-    typer.echo(f"chatting with {client.model} (Ctrl-D to quit)")
-    while True:
-        try:
-            text = input("you> ").strip()
-        except (EOFError, KeyboardInterrupt):
-            typer.echo("")
-            return
-        if not text:
-            continue
-        history.append(Message(role="user", content=text))
-        sys.stdout.write("model> ")
-        try:
-            answer = asyncio.run(reply())
-        except LLMError as exc:
-            typer.echo(f"\nerror: {exc}", err=True)
-            history.pop()
-            continue
-        history.append(Message(role="assistant", content=answer))
+    async def loop() -> None:
+        # One event loop for the whole session: clients keep connections and batch queues on it.
+        typer.echo(f"chatting with {client.model} (Ctrl-D to quit)")
+        while True:
+            try:
+                text = (await asyncio.to_thread(input, "you> ")).strip()
+            except (EOFError, KeyboardInterrupt):
+                typer.echo("")
+                return
+            if not text:
+                continue
+            history.append(Message(role="user", content=text))
+            sys.stdout.write("model> ")
+            try:
+                answer = await reply()
+            except LLMError as exc:
+                typer.echo(f"\nerror: {exc}", err=True)
+                history.pop()
+                continue
+            history.append(Message(role="assistant", content=answer))
+
+    asyncio.run(loop())
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,37 @@
+"""Finding and converting the embedded model; loading any local checkpoint."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from policy import model as model_mod
+
+
+def test_missing_wheel_says_what_to_run(monkeypatch):
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(model_mod.ModelNotAvailableError, match="make setup"):
+        model_mod.find_embedded_gguf()
+
+
+def test_not_a_checkpoint_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(model_mod.ModelNotAvailableError, match="not a folder"):
+        model_mod.resolve_model_path(str(tmp_path / "nope"))
+    with pytest.raises(model_mod.ModelNotAvailableError, match="config.json"):
+        model_mod.resolve_model_path(str(tmp_path))
+
+
+def test_prepare_is_idempotent(embedded, monkeypatch):
+    def must_not_convert() -> None:
+        raise AssertionError("an already converted model must not be converted again")
+
+    monkeypatch.setattr(model_mod, "find_embedded_gguf", must_not_convert)
+    assert model_mod.prepare_embedded() == embedded.path
+
+
+def test_any_local_checkpoint_path_loads_the_same_way(embedded):
+    loaded = model_mod.load_model(str(embedded.path))
+    assert loaded.path == embedded.path
+    assert loaded.tokenizer.padding_side == "left"
+    assert loaded.tokenizer.pad_token is not None
