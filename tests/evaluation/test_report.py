@@ -1,0 +1,104 @@
+"""The HTML report renders in headless Chromium with its charts, and `medverifier report` rebuilds it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from evaluation.healthbench_eval import HealthBenchEval
+from evaluation.specs import ClientSpec, GraderSpec
+from evaluation.store import (
+    ConsultOutcome,
+    ConsultParams,
+    ExampleResult,
+    ResultsStore,
+    RunConfig,
+    save_config,
+)
+from serving.cli import app
+from verifier.types import CriterionResult, Message
+
+DATA = Path(__file__).parent / "data" / "tiny_healthbench.jsonl"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+def _consult_run(run_dir: Path) -> None:
+    """A consult run's store with two specialties (the rows are written as the eval would write them)."""
+    config = RunConfig(name="consult-report", kind="consult", policy=ClientSpec(), grader=GraderSpec(),
+                       consult=ConsultParams())
+    save_config(run_dir, config)
+    with ResultsStore.for_run(run_dir) as store:
+        for i, (specialty, correct, score) in enumerate(
+            [("cardiology", True, 0.8), ("cardiology", False, 0.2), ("neurology", True, 0.6)]
+        ):
+            result = ExampleResult(
+                example_id=f"case{i}#p0", kind="consult", score=score,
+                metrics={"overall_score": score, "axis:accuracy": score},
+                criteria=[CriterionResult(criterion="Asks about <onset>", points=5, tags=["axis:accuracy"],
+                                          met=correct, grader="rule")],
+                transcript=[Message(role="assistant", content="What brings you in?"),
+                            Message(role="user", content="Chest pain <since> this morning.")],
+                consult=ConsultOutcome(case_id=f"case{i}", specialty=specialty, final_diagnosis="x",
+                                       diagnosis="x" if correct else "y", correct=correct, turns=3, questions=2,
+                                       termination_reason="diagnosis"),
+            )
+            store.put(result, policy=config.policy.label, grader=config.grader.label, seed=config.seed)
+
+
+def _render(path: Path) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(path.resolve().as_uri())
+            page.wait_for_load_state("load")
+            return page.evaluate(
+                """() => ({
+                    title: document.title,
+                    charts: Array.from(document.querySelectorAll('img.chart')).map(i => ({
+                        id: i.id, ok: i.complete && i.naturalWidth > 100 && i.naturalHeight > 50})),
+                    summary: document.querySelector('#summary').innerText,
+                    cases: document.querySelectorAll('section.case').length,
+                    text: document.body.innerText,
+                })"""
+            )
+        finally:
+            browser.close()
+
+
+def test_report_renders_with_charts(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MEDVERIFIER_HOME", str(tmp_path / "home"))
+    evaluation = HealthBenchEval.create(
+        DATA, policy=ClientSpec(model="py:tests.evaluation.fakes:policy"),
+        grader=GraderSpec(kind="hybrid", judge=ClientSpec(model="py:tests.evaluation.fakes:judge")),
+        runs_dir=tmp_path, run_name="hb",
+    )
+    asyncio.run(evaluation.run(show_progress=False))
+    page = _render(evaluation.run_dir / "report.html")
+    assert {c["id"] for c in page["charts"]} == {"chart-scores-by-axis", "chart-scores-by-theme",
+                                                  "chart-score-distribution"}
+    assert all(c["ok"] for c in page["charts"]), page["charts"]
+    assert "0.417" in page["summary"]  # the overall score, 1.25/3
+    assert page["cases"] == 3
+
+    consult_dir = tmp_path / "consult-report"
+    _consult_run(consult_dir)
+    result = CliRunner().invoke(app, ["report", "consult-report", "--runs-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    page = _render(consult_dir / "report.html")
+    charts = {c["id"]: c["ok"] for c in page["charts"]}
+    assert charts.get("chart-diagnostic-accuracy-by-specialty") is True
+    assert "0.667 (2/3" in page["summary"]  # diagnostic accuracy
+    assert "Chest pain <since> this morning." in page["text"]  # transcripts are escaped, not injected
+    assert (consult_dir / "summary.json").is_file()
+
+
+def test_report_of_an_unknown_run_is_a_clear_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["report", "nope", "--runs-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "error: run 'nope'" in result.output
