@@ -257,6 +257,8 @@ class SearchTask(BaseModel):
 
 class SearchOptions(BaseModel):
     tool_budget: int = 5
+    enforce_budget: bool = True  # more calls than the budget score 0 (the count is always reported)
+    reward: Literal["f1", "exact_match"] = "f1"
 
 
 class SearchVerifyRequest(BaseModel):
