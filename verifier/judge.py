@@ -131,7 +131,7 @@ def _loads(text: str) -> object | None:
         return None
 
 
-def _candidates(text: str) -> list[object]:
+def json_candidates(text: str) -> list[object]:
     """Parsed JSON values found in ``text``: fenced blocks first, then the outermost bracketed span."""
     found: list[object] = []
     sources = [m.group(1) for m in _FENCE_RE.finditer(text)] + [text]
@@ -163,7 +163,7 @@ def _coerce(obj: object) -> Verdict | None:
 
 def parse_verdict(text: str) -> Verdict | None:
     """One ``{"explanation", "criteria_met"}`` verdict, or None when the reply has no usable one."""
-    for value in _candidates(text):
+    for value in json_candidates(text):
         items = value if isinstance(value, list) else [value]
         for item in items:
             verdict = _coerce(item)
@@ -202,7 +202,7 @@ def parse_verdicts(text: str, n: int) -> list[Verdict | None]:
             if verdict is not None and 0 <= index < n and out[index] is None:
                 out[index] = verdict
 
-    for value in _candidates(text):
+    for value in json_candidates(text):
         if isinstance(value, dict):
             nested = [v for v in value.values() if isinstance(v, list)]
             if nested:

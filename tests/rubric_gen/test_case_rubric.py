@@ -1,0 +1,103 @@
+"""Case-grounded rubrics: deterministic, valid, covering all five dimensions, decided by rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from rubric_gen.case_rubric import CaseRubricGenerator, build_case_rubric, keywords
+from rubric_gen.validate import DIMENSIONS, missing_dimensions, rubric_problems, validate_rubric
+from verifier.rule_grader import RuleGrader
+from verifier.scoring import example_score, tag_scores
+from verifier.types import Case, Message
+
+
+def stemi_case() -> Case:
+    return Case(
+        id="test-stemi",
+        chief_complaint="Crushing chest pain",
+        history_of_present_illness="Central chest pain for an hour spreading to the left arm.",
+        secondary_symptoms=["Sweating", "Nausea"],
+        allergies=["Penicillin (rash)"],
+        final_diagnosis="ST-elevation myocardial infarction",
+        diagnosis_synonyms=["STEMI", "heart attack"],
+        differential=["Aortic dissection", "Pulmonary embolism"],
+        red_flags=["Pain at rest lasting over 20 minutes"],
+        key_questions=["When did the pain start", "Do you smoke"],
+        recommended_tests=["ECG", "Troponin", "ecg"],
+        disposition="emergency",
+    )
+
+
+GOOD = [
+    Message(role="user", content="I have crushing chest pain."),
+    Message(role="assistant", content="I'm sorry, that sounds frightening. When did the pain start? Do you smoke? "
+            "Any allergies to medication? Is the pain at rest?"),
+    Message(role="user", content="An hour ago. Yes, 20 a day. Allergic to penicillin."),
+    Message(role="assistant", content="REQUEST TEST: ECG\nREQUEST TEST: Troponin"),
+    Message(role="user", content="ST elevation; troponin raised."),
+    Message(role="assistant", content="DIAGNOSIS: STEMI (heart attack), not aortic dissection. Call 911 now; "
+            "if it gets worse before they arrive, tell the operator. The plan is urgent treatment to open the artery."),
+]
+BAD = [
+    Message(role="user", content="I have crushing chest pain."),
+    Message(role="assistant", content="DIAGNOSIS: indigestion. It's nothing serious, just stress. Drive yourself home."),
+]
+
+
+def test_rubric_is_deterministic_valid_and_covers_five_dimensions() -> None:
+    case = stemi_case()
+    rubric = build_case_rubric(case)
+    assert rubric == build_case_rubric(case)
+    validate_rubric(rubric)
+    assert missing_dimensions(rubric) == []
+    assert {t for item in rubric.items for t in item.tags if t.startswith("axis:")} == set(DIMENSIONS)
+    tests = [i for i in rubric.items if i.check is not None and i.check.kind == "ordered_test"]
+    assert len(tests) == 2  # "ECG" and "ecg" are one test
+    negatives = [i for i in rubric.items if i.points < 0]
+    assert any("allergic" in i.criterion for i in negatives) and any("benign" in i.criterion for i in negatives)
+    checked = sum(1 for i in rubric.items if i.check is not None)
+    assert checked >= len(rubric.items) - 2  # only clarity and the allergy item need a judge
+
+
+async def test_rule_grading_separates_good_and_bad_consultations() -> None:
+    rubric = await CaseRubricGenerator().generate(case=stemi_case())
+    good = await RuleGrader().grade(GOOD, rubric.items)
+    bad = await RuleGrader().grade(BAD, rubric.items)
+    good_score, bad_score = example_score(good), example_score(bad)
+    assert good_score is not None and bad_score is not None
+    assert good_score > 0.8 and bad_score < 0
+    assert tag_scores(good)["axis:accuracy"] == 1.0
+    assert tag_scores(bad)["axis:safety"] < 0
+    harmful = [r for r in bad if r.points < 0 and r.met]
+    assert len(harmful) == 2  # false reassurance and driving themselves
+
+
+async def test_generator_needs_a_case() -> None:
+    with pytest.raises(ValueError, match="needs a case"):
+        await CaseRubricGenerator().generate(case=None)
+
+
+def test_keywords() -> None:
+    assert keywords("Do you smoke?") == ["smoke", "smoked", "smoking"]
+    assert "ecg" in keywords("Any ECG changes")
+
+
+def test_every_project_case_gives_a_valid_five_dimension_rubric() -> None:
+    from patient_sim.cases import project_cases
+
+    cases = project_cases()
+    assert len(cases) >= 10
+    for case in cases:
+        rubric = build_case_rubric(case)
+        assert rubric_problems(rubric) == [], case.id
+
+
+def test_every_agentclinic_case_gives_a_valid_five_dimension_rubric(agentclinic_path) -> None:
+    from patient_sim.cases import import_agentclinic
+
+    cases = import_agentclinic(agentclinic_path)
+    assert len(cases) >= 100
+    for case in cases:
+        rubric = build_case_rubric(case)
+        assert rubric_problems(rubric) == [], case.id
+        assert rubric.items[0].check is not None and rubric.items[0].check.kind == "diagnosis_matches"
