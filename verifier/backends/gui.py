@@ -1,0 +1,127 @@
+"""The GUI verifier: replay a trajectory of actions in headless Chromium, check the final DOM.
+
+A request's task names a start page (under ``data/gui/pages`` or on 127.0.0.1) and success
+predicates: ``field_value`` (an input's value), ``checked`` (a checkbox/radio), ``page`` (the
+current page's file name) and ``visible_text`` (text rendered in an element, or anywhere on the page).
+The trajectory is a list of ``GuiAction`` (click by selector or x,y; type; select; press; scroll;
+wait; goto). Reward = 1 when every predicate holds after the replay and the trajectory used at most
+``task.max_steps`` actions, else 0. Meta: steps used, actions that failed, each predicate's finding
+(also as criteria), and on failure the path of a screenshot of the final page.
+
+One Chromium serves every verification of a backend instance (started on first use, closed by
+``aclose()``); browser contexts are pooled and reset between verifications (see ``Browser.acquire``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import tempfile
+import uuid
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from verifier.backends import DATA_DIR, load_records
+from verifier.gui_env import PAGES_DIR, Browser, GuiError, check_predicate, perform, resolve_url
+from verifier.types import CriterionResult, GuiAction, GuiOptions, GuiTask, GuiVerifyRequest, VerifyResult
+
+logger = logging.getLogger(__name__)
+
+
+def _describe(predicate) -> str:
+    target = f" {predicate.selector}" if predicate.selector else ""
+    return f"{predicate.kind}{target} = {predicate.value!r}"
+
+
+class GuiBackend:
+    domain = "gui"
+
+    def __init__(
+        self,
+        browser: Browser | None = None,
+        *,
+        pages_dir: Path = PAGES_DIR,
+        output_dir: Path | None = None,
+        max_concurrency: int = 4,
+    ) -> None:
+        self.browser = browser or Browser()
+        self.pages_dir = pages_dir
+        self.output_dir = output_dir or Path(tempfile.gettempdir()) / "medverifier-gui"
+        self._max_concurrency = max_concurrency
+        self._semaphores: dict[int, asyncio.Semaphore] = {}
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop_id = id(asyncio.get_running_loop())
+        if loop_id not in self._semaphores:
+            self._semaphores = {loop_id: asyncio.Semaphore(self._max_concurrency)}
+        return self._semaphores[loop_id]
+
+    async def aclose(self) -> None:
+        await self.browser.aclose()
+
+    async def verify(self, request: object) -> VerifyResult:
+        if not isinstance(request, GuiVerifyRequest):
+            raise TypeError(f"gui backend got {type(request).__name__}, expected GuiVerifyRequest")
+        async with self._semaphore():
+            return await self._verify(request.task, request.trajectory, request.options)
+
+    async def _verify(self, task: GuiTask, actions: list[GuiAction], options: GuiOptions) -> VerifyResult:
+        meta: dict[str, str | int | float | bool | None] = {
+            "task_id": task.id, "steps_used": len(actions), "max_steps": task.max_steps,
+        }
+        try:
+            start = resolve_url(task.start_page, self.pages_dir)
+        except GuiError as exc:
+            meta["error"] = str(exc)
+            return VerifyResult(domain="gui", reward=0.0, scores={"success": 0.0}, meta=meta)
+        context, page = await self.browser.acquire()
+        try:
+            await page.goto(start, timeout=options.action_timeout_ms * 5)
+            failed: list[str] = []
+            for index, action in enumerate(actions[: task.max_steps]):
+                try:
+                    await perform(page, action, pages_dir=self.pages_dir, timeout_ms=options.action_timeout_ms)
+                except Exception as exc:  # noqa: BLE001 - a failed action is part of the trajectory
+                    target = action.selector or (f"{action.x},{action.y}" if action.x is not None else "")
+                    failed.append(f"step {index} ({action.action} {target}): {str(exc).splitlines()[0][:160]}")
+            criteria = []
+            for predicate in task.success:
+                ok, found = await check_predicate(page, predicate)
+                criteria.append(CriterionResult(criterion=_describe(predicate), points=1, met=ok,
+                                                explanation=found, grader="dom"))
+            within = len(actions) <= task.max_steps
+            success = within and all(c.met for c in criteria)
+            meta.update(
+                failed_actions=len(failed),
+                action_errors="; ".join(failed)[:1000] or None,
+                over_max_steps=not within,
+                final_page=page.url,
+                predicates_met=sum(1 for c in criteria if c.met),
+            )
+            if not success and options.screenshot_on_failure:
+                self.output_dir.mkdir(parents=True, exist_ok=True)
+                shot = self.output_dir / f"{task.id or 'task'}-{uuid.uuid4().hex[:8]}.png"
+                await page.screenshot(path=str(shot))
+                meta["screenshot"] = str(shot)
+            reward = 1.0 if success else 0.0
+            return VerifyResult(domain="gui", reward=reward, scores={"success": reward},
+                                criteria=criteria, meta=meta)
+        finally:
+            await self.browser.release(context, page)
+
+
+class GuiTaskRecord(BaseModel):
+    """One line of ``data/gui/tasks.jsonl``: a task with a known correct and a known wrong trajectory."""
+
+    task: GuiTask
+    trajectory: list[GuiAction] = Field(min_length=1)
+    wrong_trajectory: list[GuiAction] = Field(min_length=1)
+
+    def request(self, *, wrong: bool = False, options: GuiOptions | None = None) -> GuiVerifyRequest:
+        return GuiVerifyRequest(task=self.task, options=options or GuiOptions(),
+                                trajectory=self.wrong_trajectory if wrong else self.trajectory)
+
+
+def load_gui_tasks(path: str | Path | None = None) -> list[GuiTaskRecord]:
+    return load_records(path or DATA_DIR / "gui" / "tasks.jsonl", GuiTaskRecord)
