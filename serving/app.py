@@ -109,7 +109,15 @@ def _default_registry(judge: ChatClient) -> Registry:
     except ImportError:
         logger.warning("serving.wiring is not available: /v1/verify has no backends registered")
         return Registry()
-    return build_registry(judge=judge)
+    try:
+        return build_registry(judge=judge)
+    except ImportError as exc:  # one missing optional backend must not take consultations down
+        from serving.wiring import build_medical_backend  # type: ignore[import-not-found]
+
+        logger.error("build_registry failed (%s); /v1/verify serves the medical domain only", exc)
+        registry = Registry()
+        registry.register(build_medical_backend(judge))
+        return registry
 
 
 def create_app(

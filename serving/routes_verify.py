@@ -67,19 +67,13 @@ async def verify(
 
 @router.post("/rubrics", response_model=Rubric)
 async def rubrics(body: RubricRequest, request: Request, _: Tenant = Depends(require_tenant)) -> Rubric:
+    """The case-grounded rubric, or the LLM's (served model) with the case-grounded one as fallback."""
     state = request.app.state
-    if body.generator == "case":
-        try:
-            from rubric_gen.case_rubric import build_case_rubric  # type: ignore[import-not-found]
-        except ImportError as exc:
-            raise ApiError(501, "the case rubric generator is not installed", type="not_implemented") from exc
-        assert body.case is not None
-        return build_case_rubric(body.case)
     try:
-        from rubric_gen.llm_rubric import LLMRubricGenerator  # type: ignore[import-not-found]
+        from serving.wiring import build_rubric_generator  # type: ignore[import-not-found]
     except ImportError as exc:
-        raise ApiError(501, "the LLM rubric generator is not installed", type="not_implemented") from exc
-    generator = LLMRubricGenerator(state.client)
+        raise ApiError(501, "the rubric generators are not installed", type="not_implemented") from exc
+    generator = build_rubric_generator(state.client if body.generator == "llm" else None)
     async with state.admission.slot():
         try:
             return await within(
@@ -87,3 +81,5 @@ async def rubrics(body: RubricRequest, request: Request, _: Tenant = Depends(req
             )
         except LLMError as exc:
             raise ApiError(502, f"the rubric model failed: {exc}", type="upstream_error") from exc
+        except ValueError as exc:
+            raise ApiError(400, str(exc)) from exc
