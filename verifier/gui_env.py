@@ -134,7 +134,7 @@ class Browser:
         self._browser = self._playwright = None
 
 
-async def perform(page, action: GuiAction, *, pages_dir: Path = PAGES_DIR, timeout_ms: int = 2000) -> None:
+async def perform(page, action: GuiAction, *, pages_dir: Path = PAGES_DIR, timeout_ms: int = 5000) -> None:
     """Carry out one action; raises (GuiError, Playwright errors) when it cannot be done."""
     kind = action.action
 
@@ -159,10 +159,14 @@ async def perform(page, action: GuiAction, *, pages_dir: Path = PAGES_DIR, timeo
             await page.keyboard.type(text)
     elif kind == "select":
         selector, value = need("selector"), need("value")
-        try:
-            await page.select_option(selector, value=value, timeout=timeout_ms)
-        except Exception:  # noqa: BLE001 - fall back to the visible label
-            await page.select_option(selector, label=value, timeout=timeout_ms)
+        # by value or by visible label, decided in one look (select_option would wait for a missing one)
+        index = await page.locator(selector).evaluate(
+            "(el, v) => [...el.options].findIndex(o => o.value === v || o.label.trim() === v)", value,
+            timeout=timeout_ms,
+        )
+        if index < 0:
+            raise GuiError(f"select {selector}: no option with value or label {value!r}")
+        await page.select_option(selector, index=index, timeout=timeout_ms)
     elif kind == "press":
         key = need("key")
         if action.selector is not None:
@@ -235,7 +239,7 @@ class GuiEnv:
         *,
         pages_dir: Path = PAGES_DIR,
         screenshot_dir: Path | None = None,
-        timeout_ms: int = 2000,
+        timeout_ms: int = 5000,
         max_tree_chars: int = 6000,
     ) -> None:
         self.task = task

@@ -299,7 +299,7 @@ class GuiTask(BaseModel):
 
 class GuiOptions(BaseModel):
     screenshot_on_failure: bool = True
-    action_timeout_ms: int = Field(2000, ge=100, le=60000)  # per action (waiting for a selector, ...)
+    action_timeout_ms: int = Field(5000, ge=100, le=60000)  # per action (waiting for a selector, ...)
 
 
 class GuiVerifyRequest(BaseModel):
