@@ -1,0 +1,359 @@
+"""Staged GRPO on TRL's ``GRPOTrainer``: rule → rubric → multi-turn, one YAML config per stage.
+
+No RL loss is written here: each stage is TRL's trainer with our datasets, reward functions
+(``policy.rewards``, wrapped by the conditional length penalty) and, for the multi-turn stage, our
+``rollout_func`` (``policy.rollout``). ``MedGRPOConfig`` carries the Baichuan-M2/DAPO defaults
+(no KL, clip-higher, token-level loss, no std scaling) and CPU-friendly settings; every field can
+be overridden from the YAML ``trainer:`` block.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from transformers import TrainerCallback
+from trl import GRPOConfig
+
+from policy.length_penalty import LengthPenaltyConfig
+from policy.rewards import RuleRewardWeights
+from policy.rollout import RolloutConfig
+
+logger = logging.getLogger(__name__)
+
+Stage = Literal["rule", "rubric", "multiturn"]
+STAGES: tuple[Stage, ...] = ("rule", "rubric", "multiturn")
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CONFIG_DIR = REPO_ROOT / "data" / "train"
+
+
+@dataclass
+class MedGRPOConfig(GRPOConfig):
+    """``GRPOConfig`` with the Baichuan-M2 / DAPO defaults and small CPU-friendly generation."""
+
+    beta: float = field(default=0.0, metadata={"help": "KL coefficient; 0 = no KL term (DAPO)."})
+    epsilon_high: float | None = field(default=0.28, metadata={"help": "Clip-higher upper bound (DAPO)."})
+    loss_type: str = field(default="dapo", metadata={"help": "Token-level loss normalisation (DAPO)."})
+    scale_rewards: str = field(default="none", metadata={"help": "No std scaling of advantages (Dr. GRPO)."})
+    learning_rate: float = field(default=1e-5, metadata={"help": "AdamW learning rate."})
+    num_generations: int | None = field(default=4, metadata={"help": "Completions per prompt (group size)."})
+    per_device_train_batch_size: int = field(default=4, metadata={"help": "Completions per device step."})
+    max_completion_length: int | None = field(default=32, metadata={"help": "Max tokens per completion."})
+    temperature: float = field(default=1.0, metadata={"help": "Sampling temperature for rollouts."})
+    logging_steps: float = field(default=1, metadata={"help": "Log every N steps."})
+    save_steps: float = field(default=50, metadata={"help": "Checkpoint every N steps."})
+    save_total_limit: int | None = field(default=2, metadata={"help": "Checkpoints kept."})
+    # The multi-turn rollout decodes with a KV cache on trainer.model; checkpointing would disable it.
+    gradient_checkpointing: bool = field(default=False, metadata={"help": "Gradient checkpointing."})
+    bf16: bool | None = field(default=False, metadata={"help": "bfloat16 (slower than float32 on CPU)."})
+    report_to: Any = field(default="none", metadata={"help": "Integrations to report to."})
+    use_cpu: bool = field(default=True, metadata={"help": "Train on CPU (use --device to change)."})
+
+
+TRAINER_FIELDS = {f.name for f in dataclasses.fields(MedGRPOConfig)}
+
+
+class StageData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    train: list[str] = Field(default_factory=list, description="files (JSONL) or folders, relative to the repo")
+    heldout: list[str] = Field(default_factory=list)
+    case_prompts: bool = True  # rubric stage: add single-turn prompts derived from the project's cases
+    cases: list[str] = Field(default_factory=list)  # multiturn: case ids (empty = all project cases)
+    max_items: int | None = Field(None, ge=1)
+
+
+class GradingConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["rule", "hybrid"] = "rule"  # hybrid needs a judge model
+    judge_model: str | None = None
+    judge_base_url: str | None = None
+
+
+class StageConfig(BaseModel):
+    """One stage's YAML file (validated; unknown keys are errors)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stage: Stage
+    model: str = "embedded"
+    data: StageData = Field(default_factory=StageData)
+    reward: RuleRewardWeights = Field(default_factory=RuleRewardWeights)
+    length_penalty: LengthPenaltyConfig = Field(default_factory=LengthPenaltyConfig)
+    grading: GradingConfig = Field(default_factory=GradingConfig)
+    rollout: RolloutConfig = Field(default_factory=RolloutConfig)
+    trainer: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("trainer")
+    @classmethod
+    def _known_trainer_fields(cls, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(value) - TRAINER_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown GRPOConfig field(s) {unknown}; see trl.GRPOConfig for the valid names")
+        return value
+
+
+class StageConfigError(ValueError):
+    """A stage YAML that cannot be used; the message names the file, the line and the field."""
+
+
+def load_stage_config(path: Path | str) -> StageConfig:
+    path = Path(path)
+    if not path.is_file():
+        raise StageConfigError(f"{path}: no such file")
+    text = path.read_text()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise StageConfigError(f"{path}{line}: invalid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise StageConfigError(f"{path}:1: expected a mapping with a 'stage' key")
+    try:
+        return StageConfig.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = [str(p) for p in error["loc"]]
+        raise StageConfigError(
+            f"{path}:{_yaml_line(text, loc)}: field '{'.'.join(loc) or 'stage'}': {error['msg']}"
+        ) from exc
+
+
+def _yaml_line(text: str, loc: list[str]) -> int:
+    """1-based line of the deepest key of ``loc`` found in the YAML (1 when not found)."""
+    node: Any = yaml.compose(text)
+    line = 1
+    for key in loc:
+        if not isinstance(node, yaml.MappingNode):
+            break
+        match = next(((k, v) for k, v in node.value if k.value == key), None)
+        if match is None:
+            break
+        line, node = match[0].start_mark.line + 1, match[1]
+    return line
+
+
+def build_args(
+    config: StageConfig, output_dir: Path, *, overrides: dict[str, Any] | None = None, device: str = "cpu"
+) -> MedGRPOConfig:
+    """The TRL config: defaults ← YAML ``trainer:`` ← command-line overrides (device, vLLM, max steps)."""
+    values: dict[str, Any] = {"output_dir": str(output_dir)}
+    values.update(config.trainer)
+    values.update(overrides or {})
+    unknown = sorted(set(values) - TRAINER_FIELDS)
+    if unknown:
+        raise StageConfigError(f"unknown GRPOConfig field(s) {unknown}")
+    if device != "cpu":
+        values.setdefault("use_cpu", False)
+    if config.stage == "multiturn":
+        values.setdefault("max_completion_length", config.rollout.max_completion_tokens)
+    try:
+        import tensorboard  # noqa: F401
+
+        values.setdefault("report_to", ["tensorboard"])
+    except ImportError:
+        pass
+    return MedGRPOConfig(**values)
+
+
+class JsonlMetricsCallback(TrainerCallback):
+    """Appends every log record (step, epoch, wall time and TRL's metrics) to a JSONL file."""
+
+    def __init__(self, path: Path, stage: str) -> None:
+        self.path = path
+        self.stage = stage
+        self.started = time.perf_counter()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        if not logs:
+            return
+        record = {"stage": self.stage, "step": state.global_step, "wall_s": round(time.perf_counter() - self.started, 2)}
+        record.update({k: v for k, v in logs.items() if isinstance(v, int | float | str | bool)})
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+
+class StageResult(BaseModel):
+    stage: Stage
+    output_dir: str
+    final_model: str
+    global_step: int
+    metrics_path: str
+    resumed_from: str | None = None
+    wall_s: float
+
+
+def build_trainer(
+    config: StageConfig,
+    args: MedGRPOConfig,
+    *,
+    model: str | None = None,
+    patient: Any = None,
+    grader: Any = None,
+) -> Any:
+    """A ``GRPOTrainer`` for one stage (the model is ``embedded`` or a checkpoint folder).
+
+    ``patient`` (a ChatClient for the simulated patient; default: a frozen copy of the embedded
+    model) and ``grader`` (default: ``serving.wiring.build_grader`` per ``grading``) are injectable.
+    """
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    from policy.length_penalty import with_length_penalty
+    from policy.model import load_model
+    from policy.rewards import ConsultationReward, RubricReward, make_rule_reward, rubric_rows
+    from policy.rule_data import load_rule_items, rule_rows
+
+    loaded = load_model(model or config.model)
+    rollout_func = None
+    if config.stage == "rule":
+        files = config.data.train or ["data/rule/train.jsonl"]
+        rows = rule_rows([item for f in files for item in load_rule_items(_resolve(f))])
+        reward: Any = make_rule_reward(config.reward)
+    elif config.stage == "rubric":
+        cases = _stage_cases(config) if config.data.case_prompts else []
+        rows = rubric_rows([_resolve(f) for f in config.data.train], cases)
+        reward = RubricReward(grader or build_stage_grader(config))
+    else:
+        from policy.rollout import MultiTurnRollout
+        from rubric_gen.case_rubric import build_case_rubric
+
+        cases = _stage_cases(config)
+        rollout = MultiTurnRollout(cases, patient or _default_patient(), loaded, config.rollout)
+        rows = rollout.dataset_rows(seed=args.seed)
+        rollout_func = rollout
+        reward = ConsultationReward(
+            grader or build_stage_grader(config),
+            {c.id: c for c in cases},
+            lambda case: build_case_rubric(case).items,
+            drop_void=config.rollout.drop_void,
+        )
+    if config.data.max_items:
+        rows = rows[: config.data.max_items]
+    if not rows:
+        raise StageConfigError(f"stage {config.stage}: no training items (check data.train / data.cases)")
+    reward_fn = with_length_penalty(reward, args.num_generations or 1, config.length_penalty)
+    return GRPOTrainer(
+        model=loaded.model,
+        reward_funcs=[reward_fn],
+        args=args,
+        train_dataset=Dataset.from_list(rows),
+        processing_class=loaded.tokenizer,
+        rollout_func=rollout_func,
+        callbacks=[JsonlMetricsCallback(Path(args.output_dir) / "metrics.jsonl", config.stage)],
+    )
+
+
+def _resolve(path: str) -> Path:
+    candidate = Path(path).expanduser()
+    return candidate if candidate.is_absolute() or candidate.exists() else REPO_ROOT / candidate
+
+
+def _stage_cases(config: StageConfig) -> list[Any]:
+    from patient_sim.cases import project_cases
+
+    cases = project_cases()
+    if config.data.cases:
+        known = {c.id: c for c in cases}
+        missing = [c for c in config.data.cases if c not in known]
+        if missing:
+            raise StageConfigError(f"data.cases: unknown case id(s) {missing}")
+        cases = [known[c] for c in config.data.cases]
+    return cases
+
+
+def build_stage_grader(config: StageConfig) -> Any:
+    """The verifier's grader: rule checks only, or hybrid with an LLM judge when one is configured."""
+    from serving.wiring import build_grader
+
+    if config.grading.mode == "rule" or not config.grading.judge_model:
+        return build_grader(None)
+    from serving.clients import build_client
+
+    judge = build_client(config.grading.judge_model, base_url=config.grading.judge_base_url)
+    return build_grader(judge)
+
+
+def _default_patient() -> Any:
+    """A frozen copy of the embedded model plays the patient (the policy's weights change)."""
+    from policy.local import LocalChatClient
+
+    return LocalChatClient.from_spec("embedded", max_batch_size=8)
+
+
+def run_stage(
+    config: StageConfig,
+    output_dir: Path,
+    *,
+    model: str | None = None,
+    resume: bool = False,
+    overrides: dict[str, Any] | None = None,
+    device: str = "cpu",
+    patient: Any = None,
+    grader: Any = None,
+) -> StageResult:
+    """Train one stage; with ``resume`` continue from the last checkpoint in ``output_dir`` if any."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    started = time.perf_counter()
+    output_dir.mkdir(parents=True, exist_ok=True)
+    args = build_args(config, output_dir, overrides=overrides, device=device)
+    checkpoint = get_last_checkpoint(str(output_dir)) if resume else None
+    if resume and checkpoint is None:
+        logger.warning("%s: no checkpoint to resume from; starting fresh", output_dir)
+    trainer = build_trainer(config, args, model=model, patient=patient, grader=grader)
+    trainer.train(resume_from_checkpoint=checkpoint)
+    final = output_dir / "final"
+    trainer.save_model(str(final))
+    trainer.processing_class.save_pretrained(str(final))
+    return StageResult(
+        stage=config.stage,
+        output_dir=str(output_dir),
+        final_model=str(final),
+        global_step=trainer.state.global_step,
+        metrics_path=str(output_dir / "metrics.jsonl"),
+        resumed_from=checkpoint,
+        wall_s=round(time.perf_counter() - started, 2),
+    )
+
+
+def run_stages(
+    stages: list[tuple[StageConfig, Path]],
+    *,
+    model: str | None = None,
+    resume: bool = False,
+    overrides: dict[str, Any] | None = None,
+    device: str = "cpu",
+    patient: Any = None,
+    grader: Any = None,
+) -> list[StageResult]:
+    """Run stages in order; each starts from the previous stage's final model."""
+    results: list[StageResult] = []
+    current = model
+    for config, output_dir in stages:
+        done = output_dir / "final" / "config.json"
+        if resume and done.is_file():
+            logger.info("stage %s already finished in %s; skipping", config.stage, output_dir)
+            current = str(done.parent)
+            continue
+        result = run_stage(
+            config, output_dir, model=current, resume=resume, overrides=overrides, device=device,
+            patient=patient, grader=grader,
+        )
+        results.append(result)
+        current = result.final_model
+    return results
+
+
+def default_config_path(stage: Stage) -> Path:
+    return CONFIG_DIR / f"{stage}.yaml"
