@@ -56,6 +56,7 @@ class RolloutConfig(BaseModel):
     max_completion_tokens: int = Field(256, ge=16, description="bound on the whole completion (all turns)")
     min_turn_tokens: int = Field(8, ge=1)
     temperature: float = Field(1.0, ge=0.0)
+    patient_max_tokens: int = Field(32, ge=4)
     drop_void: bool = True
     episodes_per_case: int = Field(1, ge=1, description="dataset rows per case (distinct personas)")
     branching: BranchingConfig = Field(default_factory=BranchingConfig)
@@ -122,7 +123,10 @@ class MultiTurnRollout:
         from patient_sim.personas import sample_persona
 
         persona = sample_persona(spec.persona_seed, case=spec.case)
-        return ConsultationEnv(spec.case, persona, self.patient, max_turns=self.config.max_turns, seed=env_seed)
+        return ConsultationEnv(
+            spec.case, persona, self.patient, max_turns=self.config.max_turns, seed=env_seed,
+            patient_max_tokens=self.config.patient_max_tokens,
+        )
 
     @staticmethod
     def _prompt_messages(env: Any) -> list[Message]:

@@ -1,0 +1,138 @@
+"""Reward functions: the rule reward's matching and format term, the verifier-backed rewards."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from policy.rewards import (
+    ConsultationReward,
+    RubricReward,
+    RuleRewardWeights,
+    answer_matches,
+    extract_answer,
+    make_rule_reward,
+    rubric_rows,
+)
+from policy.rule_data import build_rule_items, load_rule_items, rule_rows
+from verifier.graders import HybridGrader
+from verifier.types import Case, MentionsAny, RubricItem, WordLimit
+
+ACCEPTED = ["Acute inferior ST-elevation myocardial infarction", "STEMI", "heart attack"]
+
+
+@pytest.mark.parametrize(
+    ("text", "letter", "expected"),
+    [
+        ("Classic presentation.\nANSWER: B", "B", 1.0),  # match + format
+        ("ANSWER: (b)", "B", 1.0),
+        ("ANSWER: C", "B", 0.2),  # format only
+        ("B) Heart attack", "B", 0.8),  # lenient read of an option line, no format term
+        ("I think the answer is B.", "B", 0.8),
+        ("no idea", "B", 0.0),
+        ("ANSWER: heart attack", "B", 1.0),  # the option's text (or a synonym) instead of the letter
+        ("ANSWER: Myocardial infarction, acute inferior ST-elevation", None, 1.0),  # word order
+        ("ANSWER: stemi.", None, 1.0),
+        ("ANSWER: pneumonia", None, 0.2),
+        ("It looks like a\nheart attack", None, 0.8),  # a line that is exactly an accepted name
+        ("It looks like a heart attack to me", None, 0.0),  # not an exact match
+    ],
+)
+def test_rule_reward(text: str, letter: str | None, expected: float) -> None:
+    reward = make_rule_reward(RuleRewardWeights())
+    logged: dict[str, float] = {}
+    out = reward(["q"], [[{"role": "assistant", "content": text}]], accepted=[ACCEPTED], letter=[letter or ""],
+                 log_metric=logged.__setitem__)
+    assert out == [pytest.approx(expected)]
+    assert set(logged) == {"rule/format_rate", "rule/accuracy"}
+
+
+def test_extract_answer_takes_the_last_marker() -> None:
+    assert extract_answer("ANSWER: A\nwait\nFinal answer: C") == "C"
+    assert extract_answer("no marker") is None
+    assert not answer_matches("D) something", ACCEPTED, "B")
+
+
+def test_rule_data_from_project_cases(repo_root) -> None:
+    train = load_rule_items(repo_root / "data" / "rule" / "train.jsonl")
+    heldout = load_rule_items(repo_root / "data" / "rule" / "heldout.jsonl")
+    assert len(train) + len(heldout) >= 300
+    assert {i.case_id for i in train}.isdisjoint({i.case_id for i in heldout})  # split by case
+    for item in train[:50]:
+        if item.letter:
+            options = [line for line in item.prompt[-1].content.splitlines() if line[:2] in ("A)", "B)", "C)", "D)")]
+            correct = next(o for o in options if o.startswith(item.letter + ")"))[3:]
+            assert answer_matches(correct, item.accepted)  # the keyed option is an accepted name
+            for other in options:
+                if not other.startswith(item.letter + ")"):
+                    assert not answer_matches(other[3:], item.accepted), (item.id, other)
+    rows = rule_rows(train[:3])
+    assert rows[0]["prompt"][0]["role"] == "system" and rows[0]["accepted"]
+
+
+def test_rule_data_is_deterministic_and_needs_cases() -> None:
+    from patient_sim.cases import project_cases
+
+    cases = project_cases()[:6]
+    assert build_rule_items(cases) == build_rule_items(cases)
+    with pytest.raises(ValueError, match="at least 4 cases"):
+        build_rule_items(cases[:2])
+
+
+def test_bad_rule_file_names_line_and_field(tmp_path) -> None:
+    from policy.rule_data import RuleDataError
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "x", "case_id": "c", "kind": "diagnosis_mcq", "prompt": [], "accepted": ["a"], "split": "train"}\n')
+    with pytest.raises(RuleDataError, match=r"bad.jsonl:1: field 'prompt'"):
+        load_rule_items(path)
+
+
+def test_rubric_reward_uses_the_verifier_and_logs_axes() -> None:
+    items = [
+        RubricItem(criterion="mentions rest", points=2, tags=["axis:completeness"], check=MentionsAny(terms=["rest"])),
+        RubricItem(criterion="short", points=1, tags=["axis:communication"], check=WordLimit(max_words=5)),
+    ]
+    rubrics = json.dumps([i.model_dump(exclude_none=True) for i in items])
+    reward = RubricReward(HybridGrader(None))
+    logged: dict[str, float] = {}
+    out = asyncio.run(reward(
+        prompts=[[{"role": "user", "content": "I have a cold"}]] * 2,
+        completions=[[{"role": "assistant", "content": "Get some rest."}], "Drink water and see how it goes today."],
+        rubrics=[rubrics, rubrics],
+        log_metric=logged.__setitem__,
+    ))
+    assert out == [pytest.approx(1.0), pytest.approx(0.0)]
+    assert logged["rubric/axis:completeness"] == pytest.approx(0.5)
+
+
+def test_unchecked_rubric_without_judge_is_unscored_not_zero() -> None:
+    rubrics = json.dumps([{"criterion": "is kind", "points": 3}])
+    out = asyncio.run(RubricReward(HybridGrader(None))(prompts=[[{"role": "user", "content": "hi"}]],
+                                                      completions=["hello"], rubrics=[rubrics]))
+    assert out == [None]
+
+
+def test_consultation_reward_drops_void_trajectories() -> None:
+    case = Case(id="c1", chief_complaint="cough", history_of_present_illness="3 days", final_diagnosis="Pneumonia")
+    items = [RubricItem(criterion="dx", points=1, check=MentionsAny(terms=["pneumonia"]))]
+    reward = ConsultationReward(HybridGrader(None), {"c1": case}, lambda c: items)
+    transcript = json.dumps([{"role": "user", "content": "I cough"}, {"role": "assistant", "content": "DIAGNOSIS: pneumonia"}])
+    logged: dict[str, float] = {}
+    out = asyncio.run(reward(prompts=["p", "p"], completions=["a", "b"], case_id=["c1", "c1"],
+                             transcript=[transcript, transcript], void=[False, True], log_metric=logged.__setitem__))
+    assert out == [1.0, None]
+    assert logged["consultation/void_rate"] == 0.5
+    keep = ConsultationReward(HybridGrader(None), {"c1": case}, lambda c: items, drop_void=False)
+    assert asyncio.run(keep(prompts=["p"], completions=["a"], case_id=["c1"], transcript=[transcript], void=[True])) == [1.0]
+
+
+def test_rubric_rows_from_cases() -> None:
+    from patient_sim.cases import project_cases
+
+    rows = rubric_rows([], project_cases()[:2])
+    assert len(rows) == 2
+    items = [RubricItem.model_validate(i) for i in json.loads(rows[0]["rubrics"])]
+    assert items and all(i.check is None or i.check.kind != "asked_before_diagnosis" for i in items)
