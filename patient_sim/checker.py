@@ -1,0 +1,146 @@
+"""The leak checker: a simulated patient's draft reply may state only what it was allowed to state.
+
+Rules, each decidable without a model (the embedded model is too weak to police itself):
+
+* never the diagnosis, its synonyms, its distinctive words or a differential term, unless the patient's
+  own allowed facts contain it (a patient with asthma may say "asthma");
+* no number that is not in the allowed facts (test values, doses, durations are never invented);
+* no word from the hidden part of the case (unselected facts, examination, tests, diagnosis) that the
+  allowed text does not contain;
+* no role confusion ("as an AI", "Doctor:", "diagnosis") and a sane length;
+* at most a few content words that are supported by nothing (a paraphrase may add some glue, not facts).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+from patient_sim import text as tx
+from verifier.types import Case
+
+# Words a patient may always use: glue, feelings, hedges and time words carry no case facts.
+COMMON = frozenset(
+    tx.stem(w)
+    for w in """feel felt think know sure notic bit little lot quite really bad worse better good fine okay
+    worry worried scared afraid anxious hope help today yesterday now lately recently time times day days
+    week weeks month months year years hour hours sometimes often always never usually bit kind sort thing
+    things mean maybe probably perhaps guess say said told tell remember recall honestly actually just
+    like get got go going come came make made seem seems sorry doctor yes no not sir madam um uh hmm well
+    nothing anything something much many more less very too also still again first last new old same
+    other whole since ago back lot lots unwell ill sick poorly trouble problem problems worst terrible awful
+    happen happened started start starting keep kept take taking took want need know find found look
+    people person man woman life home work thank thanks""".split()
+)
+_ROLE_RE = re.compile(
+    r"\b(as an ai|language model|assistant|doctor\s*:|patient\s*:|user\s*:|system prompt|case file|"
+    r"request test|diagnos\w*|my instructions|help you|assist you|short sentences?|one sentence|first person|"
+    r"role[- ]?play|these facts)\b",
+    re.IGNORECASE,
+)
+_GENERIC_DX_WORDS = frozenset(
+    tx.stem(w)
+    for w in """acute chronic severe primary secondary left right upper lower disease disorder syndrome
+    infection episode type with from the and of due to moderate mild moderately major minor tract
+    uncomplicated complicated inflammation""".split()
+)
+LEAK_REASONS = frozenset({"diagnosis", "number", "hidden", "role", "contradiction"})
+_HEDGES_RE = re.compile(
+    r"\b(i'?m not (really |quite |too )?sure|not sure|i (do not|don'?t) (really )?(know|remember|recall)|"
+    r"not that i (know|remember|recall)|i can'?t (really )?(say|remember|recall)|no idea|i'?m not certain)\b",
+    re.IGNORECASE,
+)
+_NEGATION_RE = re.compile(
+    r"\b(no|not|never|none|nothing|don'?t|doesn'?t|didn'?t|haven'?t|hasn'?t|isn'?t|wasn'?t|aren'?t|can'?t|"
+    r"cannot|without|denies|deny|neither|nor)\b|n't\b",
+    re.IGNORECASE,
+)
+# What a reply of each kind must contain to count as that kind of answer.
+_KIND_RE = {
+    "refusal": re.compile(r"\b(know|sure|idea|tell|told|find out)\b", re.IGNORECASE),
+    "unsure": re.compile(r"\b(sure|notic\w*|know|think|remember|recall|idea|can'?t say)\b", re.IGNORECASE),
+}
+
+
+class CheckResult(BaseModel):
+    ok: bool
+    reason: str | None = None
+    detail: str = ""
+
+
+class LeakChecker:
+    """Built once per case; ``check()`` is called per draft with the currently allowed text."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.banned_phrases = [
+            p for p in [case.final_diagnosis, *case.diagnosis_synonyms, *case.differential] if p.strip()
+        ]
+        self.banned_words = {
+            t for t in tx.tokens(case.final_diagnosis) if len(t) >= 5 and t not in _GENERIC_DX_WORDS
+        }
+        hidden_text = " ".join(
+            [case.final_diagnosis, *case.diagnosis_synonyms, *case.differential,
+             *case.physical_exam.keys(), *case.physical_exam.values(),
+             *case.test_results.keys(), *case.test_results.values()]
+        )
+        self._hidden_base = set(tx.tokens(hidden_text))
+
+    def check(
+        self,
+        reply: str,
+        *,
+        allowed: str,
+        hidden_facts: str = "",
+        question: str = "",
+        selected: list[str] | None = None,
+        kind: str = "facts",
+    ) -> CheckResult:
+        """``allowed`` = selected + already revealed facts; ``hidden_facts`` = the facts not selected;
+        ``selected`` = the facts this reply must convey (for ``kind="facts"``)."""
+        words = reply.split()
+        if not reply.strip():
+            return CheckResult(ok=False, reason="empty")
+        if len(words) > 70:
+            return CheckResult(ok=False, reason="length", detail=f"{len(words)} words")
+        role = _ROLE_RE.search(reply)
+        if role and not _ROLE_RE.search(allowed):
+            return CheckResult(ok=False, reason="role", detail=role.group(0))
+        for phrase in self.banned_phrases:
+            if tx.contains_phrase(reply, phrase) and not tx.contains_phrase(allowed, phrase):
+                return CheckResult(ok=False, reason="diagnosis", detail=phrase)
+        allowed_tokens = set(tx.tokens(allowed))
+        reply_tokens = tx.tokens(reply)
+        for token in reply_tokens:
+            if token in self.banned_words and token not in allowed_tokens:
+                return CheckResult(ok=False, reason="diagnosis", detail=token)
+        extra_numbers = tx.numbers(reply) - tx.numbers(allowed)
+        if extra_numbers:
+            return CheckResult(ok=False, reason="number", detail=", ".join(sorted(extra_numbers)))
+        # Question words are not exempt: echoing "did the scan show a clot?" would confirm a guess.
+        hidden = (self._hidden_base | set(tx.tokens(hidden_facts))) - allowed_tokens - COMMON
+        leaked = [t for t in reply_tokens if t in hidden]
+        if leaked:
+            return CheckResult(ok=False, reason="hidden", detail=", ".join(dict.fromkeys(leaked)))
+        question_tokens = set(tx.tokens(question))
+        unsupported = [
+            t for t in reply_tokens
+            if t not in allowed_tokens and t not in COMMON and t not in question_tokens and not t.isdigit()
+        ]
+        if len(unsupported) > 4 and len(unsupported) > 0.5 * max(1, len(reply_tokens)):
+            return CheckResult(ok=False, reason="unsupported", detail=", ".join(dict.fromkeys(unsupported)))
+        if kind in _KIND_RE and not _KIND_RE[kind].search(reply):
+            return CheckResult(ok=False, reason="off_task", detail=f"not a {kind} reply")
+        if kind == "facts" and selected:
+            wanted = set(tx.tokens(" ".join(selected))) - COMMON
+            if wanted and not wanted & set(reply_tokens):
+                return CheckResult(ok=False, reason="off_task", detail="states none of the selected facts")
+            # Polarity: "I do not smoke" must not answer the fact "Smokes 20 a day" (and vice versa).
+            facts_negative = [bool(_NEGATION_RE.search(f)) for f in selected]
+            reply_negative = bool(_NEGATION_RE.search(_HEDGES_RE.sub(" ", reply)))
+            if reply_negative and not any(facts_negative):
+                return CheckResult(ok=False, reason="contradiction", detail="negates a positive fact")
+            if not reply_negative and all(facts_negative):
+                return CheckResult(ok=False, reason="contradiction", detail="affirms a negative fact")
+        return CheckResult(ok=True)

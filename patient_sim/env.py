@@ -1,0 +1,183 @@
+"""``ConsultationEnv``: the step-wise consultation environment (used by the graph and the GRPO trainer).
+
+One doctor turn in, one reply out::
+
+    env = ConsultationEnv(case, persona, patient_client)
+    transcript starts with env.opening()          # the patient's chief complaint
+    step = await env.step(doctor_text)            # EnvStep{reply, source, done, reason}
+
+The termination gate (``gate()``) decides what a doctor turn means: a ``DIAGNOSIS:`` marker ends the
+consultation (``"diagnosis"``, or ``"premature_diagnosis"`` when configured and nothing was asked
+first); ``REQUEST TEST:`` lines go to the measurement responder; two void turns in a row make the
+patient leave; anything else is answered by the simulated patient. The turn limit ends the consultation
+after the reply to the ``max_turns``-th doctor turn.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from pydantic import BaseModel
+
+from patient_sim.measurement import Finding, MeasurementResponder
+from patient_sim.patient import SimulatedPatient
+from patient_sim.personas import Persona
+from patient_sim.prompts import LEAVING_REPLY
+from verifier.llm import ChatClient
+from verifier.markers import is_question, is_void_turn, parse_diagnosis, parse_test_requests
+from verifier.types import Case, Message
+
+logger = logging.getLogger(__name__)
+
+Reason = Literal["diagnosis", "patient_left", "turn_limit", "premature_diagnosis"]
+Route = Literal["patient", "measurement", "end"]
+VOID_TURNS_BEFORE_LEAVING = 2
+
+
+class EnvStep(BaseModel):
+    reply: str | None
+    source: Literal["patient", "measurement"] | None
+    done: bool
+    reason: Reason | None = None
+
+
+class ConsultationEnv:
+    def __init__(
+        self,
+        case: Case,
+        persona: Persona,
+        patient: ChatClient,
+        *,
+        max_turns: int = 6,
+        seed: int = 0,
+        premature_diagnosis: bool = False,
+        patient_max_tokens: int = 32,
+        patient_retries: int = 1,
+    ) -> None:
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+        self.case = case
+        self.persona = persona
+        self.max_turns = max_turns
+        self.seed = seed
+        self.premature_diagnosis = premature_diagnosis
+        self.patient = SimulatedPatient(
+            case, persona, patient, max_retries=patient_retries, max_tokens=patient_max_tokens, seed=seed
+        )
+        self.measurements = MeasurementResponder(case)
+        self._opening = self.patient.opening()
+        self._transcript: list[Message] = [Message(role="user", content=self._opening)]
+        self._revealed: list[str] = [self.patient.facts[0].text]  # the chief complaint is in the opening
+        self._ordered: list[str] = []
+        self._findings: list[Finding] = []
+        self._context: list[str] = [self._opening]
+        self.turns = 0
+        self.done = False
+        self.reason: Reason | None = None
+        self.diagnosis: str | None = None
+        self.leaks_caught = 0
+        self.fallbacks = 0
+        self.patient_replies = 0
+        self._asked = False
+        self._void_streak = 0
+        self._pending_route: Route | None = None
+        self._pending_text = ""
+
+    # ------------------------------------------------------------------ properties
+    def opening(self) -> str:
+        return self._opening
+
+    @property
+    def transcript(self) -> list[Message]:
+        return list(self._transcript)
+
+    @property
+    def revealed_facts(self) -> list[str]:
+        return list(self._revealed)
+
+    @property
+    def ordered_tests(self) -> list[str]:
+        return list(self._ordered)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return list(self._findings)
+
+    # ------------------------------------------------------------------ stepping
+    async def step(self, doctor_text: str) -> EnvStep:
+        route = self.gate(doctor_text)
+        if route == "end":
+            return EnvStep(reply=None, source=None, done=True, reason=self.reason)
+        return await self.respond(route)
+
+    def gate(self, doctor_text: str) -> Route:
+        """Record the doctor turn and decide where it goes (the termination gate)."""
+        if self.done:
+            raise RuntimeError(f"the consultation is over ({self.reason}); start a new ConsultationEnv")
+        if self._pending_route is not None:
+            raise RuntimeError("respond() must be called for the previous doctor turn first")
+        self._transcript.append(Message(role="assistant", content=doctor_text))
+        self.turns += 1
+        diagnosis = parse_diagnosis(doctor_text)
+        if diagnosis is not None:
+            self.diagnosis = diagnosis
+            premature = self.premature_diagnosis and not self._asked
+            return self._end("premature_diagnosis" if premature else "diagnosis")
+        tests = parse_test_requests(doctor_text)
+        if tests:
+            self._asked = True
+            self._void_streak = 0
+            route: Route = "measurement"
+        elif is_void_turn(doctor_text):
+            self._void_streak += 1
+            route = "patient"
+        else:
+            self._asked = self._asked or is_question(doctor_text)
+            self._void_streak = 0
+            route = "patient"
+        self._pending_route, self._pending_text = route, doctor_text
+        return route
+
+    async def respond(self, route: Route) -> EnvStep:
+        """The patient's or the measurement responder's reply to the turn passed to ``gate()``."""
+        if self._pending_route is None or route != self._pending_route:
+            raise RuntimeError(f"respond({route!r}) does not follow gate() -> {self._pending_route!r}")
+        doctor_text = self._pending_text
+        self._pending_route = None
+        if route == "measurement":
+            tests = parse_test_requests(doctor_text)
+            reply, findings = self.measurements.respond(tests)
+            self._ordered.extend(tests)
+            self._findings.extend(findings)
+            self._context.append(reply)
+            source: Literal["patient", "measurement"] = "measurement"
+        elif self._void_streak >= VOID_TURNS_BEFORE_LEAVING:
+            self._transcript.append(Message(role="user", content=LEAVING_REPLY))
+            return EnvStep(reply=LEAVING_REPLY, source="patient", done=True, reason=self._finish("patient_left"))
+        else:
+            answer = await self.patient.reply(
+                doctor_text, revealed=set(self._revealed), context="\n".join(self._context)
+            )
+            reply = answer.text
+            self.patient_replies += 1
+            self.fallbacks += int(answer.fallback)
+            self.leaks_caught += answer.leaks_caught
+            for fact in answer.facts:
+                if fact.text not in self._revealed:
+                    self._revealed.append(fact.text)
+            source = "patient"
+        self._transcript.append(Message(role="user", content=reply))
+        if self.turns >= self.max_turns:
+            return EnvStep(reply=reply, source=source, done=True, reason=self._finish("turn_limit"))
+        return EnvStep(reply=reply, source=source, done=False)
+
+    def _end(self, reason: Reason) -> Route:
+        self._finish(reason)
+        return "end"
+
+    def _finish(self, reason: Reason) -> Reason:
+        self.done = True
+        self.reason = reason
+        logger.debug("consultation %s ended: %s after %d turns", self.case.id, reason, self.turns)
+        return reason

@@ -1,0 +1,252 @@
+"""The simulated patient: select facts, let the model voice them, check the draft, fall back to a template.
+
+The model is only ever shown the facts selected for the current question, and every draft goes through
+``LeakChecker``; after ``max_retries`` rejected drafts the reply is built from the selected facts by a
+deterministic first-person template, so the patient stays grounded even on the 135M embedded model.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from patient_sim import prompts
+from patient_sim import text as tx
+from patient_sim.checker import LEAK_REASONS, LeakChecker
+from patient_sim.facts import Fact, FactIndex, case_facts
+from patient_sim.personas import Persona
+from verifier.llm import ChatClient, LLMError
+from verifier.types import Case, Message
+
+logger = logging.getLogger(__name__)
+
+ProbeKind = Literal["diagnosis", "tests", "meta"]
+_META_RE = re.compile(
+    r"ignore (all |any |your |the |previous |prior )*(instructions|rules|prompt)|system prompt|case file|"
+    r"your (instructions|prompt|file|notes|script)|print (your|the)|reveal|you are an? (ai|language model|assistant)|"
+    r"role[- ]?play",
+    re.IGNORECASE,
+)
+_DIAGNOSIS_RE = re.compile(
+    r"\bdiagnos\w*|what('?s| is) wrong with (me|you)|what (do you think )?(you|i) have\b|"
+    r"what (illness|disease|condition) (do|have)|what (is|do you think) (it|this) is|what have you got",
+    re.IGNORECASE,
+)
+_TESTS_RE = re.compile(
+    r"\b(tests?|results?|scans?|x-?rays?|bloods?|blood work|labs?|ecg|ultrasound|ct|mri)\b.*\b(show|say|said|"
+    r"find|found|reveal|come back|came back)\b|\bwhat (were|are) (the|your) (results|tests|findings)",
+    re.IGNORECASE,
+)
+_YES_NO_DX_RE = re.compile(r"\b(do|did|could|might|have) (you|i) (have|had|got|be)\b|\b(is|could) (it|this) be\b",
+                           re.IGNORECASE)
+_PAST_VERB_FOLLOWERS = {"", "once", "twice", "up", "a", "an", "several", "two", "three", "on", "after", "in"}
+_PROGRESSIVE = {"feeling", "passing", "getting", "waking", "struggling", "coughing", "going", "having", "losing",
+                "taking", "using", "sleeping", "eating", "drinking"}
+_VERB_START = {"diagnosed", "treated", "born", "admitted", "operated"}
+_RELATIONS = re.compile(r"^(father|mother|brother|sister|son|daughter|grand\w+|aunt|uncle|parents?)\b", re.I)
+
+
+class PatientReply(BaseModel):
+    text: str
+    kind: Literal["facts", "unsure", "refusal"]
+    facts: list[Fact] = Field(default_factory=list)  # the facts actually stated
+    fallback: bool = False
+    rejections: list[str] = Field(default_factory=list)  # checker reasons of rejected drafts
+
+    @property
+    def leaks_caught(self) -> int:
+        return sum(1 for r in self.rejections if r in LEAK_REASONS)
+
+
+class SimulatedPatient:
+    def __init__(
+        self,
+        case: Case,
+        persona: Persona,
+        client: ChatClient,
+        *,
+        max_retries: int = 1,
+        max_tokens: int = 32,
+        seed: int = 0,
+    ) -> None:
+        self.case = case
+        self.persona = persona
+        self.client = client
+        self.max_retries = max_retries
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.facts = case_facts(case)
+        self.index = FactIndex(self.facts)
+        self.checker = LeakChecker(case)
+        self.child = case.demographics.age is not None and case.demographics.age < 12
+        self._rng = random.Random(seed)
+
+    # ------------------------------------------------------------------ public
+    def opening(self) -> str:
+        complaint = _sentence(self.voice(self.facts[0]))
+        greeting = "Hello doctor." if self.persona.language != "A" else "Hello."
+        worry = " I'm quite worried about it." if self.persona.extravert and self.persona.feeling else ""
+        return f"{greeting} {complaint}{worry}"
+
+    def probe_kind(self, question: str) -> ProbeKind | None:
+        if _META_RE.search(question):
+            return "meta"
+        if _DIAGNOSIS_RE.search(question):
+            return "diagnosis"
+        if _TESTS_RE.search(question):
+            return "tests"
+        if _YES_NO_DX_RE.search(question) and any(
+            tx.contains_phrase(question, p) for p in self.checker.banned_phrases
+        ):
+            return "diagnosis"
+        return None
+
+    async def reply(self, question: str, *, revealed: set[str], context: str = "") -> PatientReply:
+        """Answer one doctor turn. ``revealed`` = facts already told; ``context`` = other allowed text."""
+        probe = self.probe_kind(question)
+        selected = [] if probe else self.index.select(question, revealed)
+        if self.persona.language == "A" or self.persona.recall == "low":
+            selected = selected[:1]  # a basic speaker or a poor memory tells less, never something else
+        if probe:
+            kind: Literal["facts", "unsure", "refusal"] = "refusal"
+            system = prompts.PATIENT_REFUSAL_TEMPLATE.format(persona=self.persona.describe())
+        elif selected:
+            kind = "facts"
+            facts = "\n".join(f"- {self.voice(f)}" for f in selected)
+            system = prompts.PATIENT_FACTS_TEMPLATE.format(persona=self.persona.describe(), facts=facts)
+        else:
+            kind = "unsure"
+            system = prompts.PATIENT_UNSURE_TEMPLATE.format(persona=self.persona.describe())
+        revealed_texts = [f.text for f in self.facts if f.text in revealed]
+        allowed = "\n".join(
+            [f.text for f in selected] + [self.voice(f) for f in selected] + revealed_texts + [context]
+        )
+        hidden = "\n".join(f.text for f in self.facts if f.text not in revealed and f not in selected)
+        messages = [Message(role="system", content=system), Message(role="user", content=question)]
+        rejections: list[str] = []
+        for attempt in range(self.max_retries + 1):
+            try:
+                completion = await self.client.complete(
+                    messages,
+                    max_tokens=self.max_tokens,
+                    temperature=0.3 if attempt == 0 else 0.8,
+                    stop=["\n\n", "Doctor:", "DOCTOR:"],
+                    seed=self.seed * 1000 + self._rng.randrange(1000),
+                )
+            except LLMError as exc:
+                logger.warning("patient model failed (%s); using the template reply", exc)
+                rejections.append("llm_error")
+                break
+            draft = _clean(completion.text)
+            result = self.checker.check(
+                draft, allowed=allowed, hidden_facts=hidden, question=question,
+                selected=[f.text for f in selected], kind=kind,
+            )
+            if result.ok:
+                return PatientReply(text=draft, kind=kind, facts=selected, rejections=rejections)
+            logger.debug("draft rejected (%s: %s): %r", result.reason, result.detail, draft)
+            rejections.append(result.reason or "rejected")
+        text = self.template(kind, selected, probe)
+        return PatientReply(text=text, kind=kind, facts=selected, fallback=True, rejections=rejections)
+
+    # ------------------------------------------------------------------ templates
+    def template(self, kind: str, selected: list[Fact], probe: ProbeKind | None) -> str:
+        if kind == "refusal":
+            return prompts.REFUSAL_REPLIES[probe or "diagnosis"]
+        if kind == "unsure":
+            return self._rng.choice(prompts.UNSURE_REPLIES)
+        body = " ".join(_sentence(self.voice(f)) for f in selected)
+        persona = self.persona
+        prefix = ""
+        if persona.confusion == "high":
+            prefix = "Um... let me think. "
+        elif persona.recall == "low":
+            prefix = "If I remember right, "
+            body = tx.lower_first(body)
+        suffix = ""
+        if persona.bias and "play" in persona.bias:
+            suffix = " It's probably nothing, though."
+        elif persona.bias and "serious" in persona.bias:
+            suffix = " I'm scared it's something serious."
+        elif persona.extravert and persona.feeling and self._rng.random() < 0.5:
+            suffix = " It's been really getting to me."
+        return f"{prefix}{body}{suffix}"
+
+    def voice(self, fact: Fact) -> str:
+        """One fact in the patient's (or, for a young child, the parent's) first-person voice."""
+        text = fact.text.strip().rstrip(".")
+        first = text.split(" ", 1)[0].lower()
+        negative = first in ("no", "nothing", "none", "not")
+        if self.child and fact.topic not in ("complaint", "symptoms", "medications", "allergies"):
+            return text
+        subject = {"female": "She", "male": "He"}.get(self.case.demographics.sex or "", "My child")
+        if fact.topic == "complaint":
+            if first in ("a", "an"):
+                return f"I've got {tx.lower_first(text)}"
+            if re.match(r"^(i|i'm|i've|my|it|the|this|our)\b", text, re.IGNORECASE):
+                return text
+            if first in _PROGRESSIVE:
+                return f"I've been {tx.lower_first(text)}"
+            return f"I've been having {tx.lower_first(text)}"
+        if fact.topic == "symptoms":
+            if negative:
+                return text
+            if self.child:
+                return f"{subject}'s had {tx.lower_first(text)}"
+            converted = tx.to_first_person(text)
+            if converted != text:
+                return converted
+            second = (text.split() + ["", ""])[1].lower()
+            if first.endswith("ed") and second in _PAST_VERB_FOLLOWERS:
+                return f"I {tx.lower_first(text)}"  # "Vomited once"
+            if first in _PROGRESSIVE:
+                return f"I've been {tx.lower_first(text)}"  # "Feeling faint"
+            if first in ("worse", "better"):
+                return f"It's {tx.lower_first(text)}"
+            return f"I've had {tx.lower_first(text)}"
+        if fact.topic == "medications":
+            who = f"{subject} takes" if self.child else "I take"
+            if negative:
+                return f"{who} {tx.lower_first(text)}"
+            if first in ("stopped", "forgot", "stops"):
+                return f"{subject if self.child else 'I'} {tx.lower_first(text)}"
+            return f"{who} {tx.lower_first(text)}"
+        if fact.topic == "allergies":
+            who = f"{subject} has" if self.child else "I have"
+            if negative:
+                return f"{who} {tx.lower_first(text)}"
+            return f"Allergies: {text}" if "cause" in text else f"{who} an allergy to {tx.lower_first(text)}"
+        if fact.topic == "history":
+            if negative:
+                return text
+            if first in _VERB_START:
+                return f"I was {tx.lower_first(text)}"
+            converted = tx.to_first_person(text)
+            return converted if converted != text else f"I have a history of {tx.lower_first(text)}"
+        if fact.topic == "family":
+            if negative or first == "nothing":
+                return "Nothing runs in my family that I know of"
+            return f"My {tx.lower_first(text)}" if _RELATIONS.match(text) else f"In my family, {tx.lower_first(text)}"
+        if fact.topic == "social":
+            if re.match(r"^(non|ex)-", text, re.IGNORECASE):
+                return f"I'm a{'n' if first.startswith('ex') else ''} {tx.lower_first(text)}"
+            if first in ("never", "recently", "forgot", "smoked", "used", "quit", "stopped"):
+                return tx.to_first_person(f"I {tx.lower_first(text)}")
+        return tx.to_first_person(text)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _clean(draft: str) -> str:
+    text = draft.strip().strip('"').strip()
+    text = re.sub(r"^(patient|me|answer|reply)\s*:\s*", "", text, flags=re.IGNORECASE)
+    text = text.split("\n", 1)[0].strip()
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    return " ".join(sentences[:2]).strip()

@@ -1,0 +1,180 @@
+"""Lexical helpers shared by fact selection, the leak checker and the measurement responder.
+
+A deliberately small stemmer plus a synonym table, so that "smoke" matches "smoker", "pain" matches
+"hurts" and "ECG" matches "electrocardiogram" without any model.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)?")
+
+STOPWORDS = frozenset(
+    """a about above after again all also am an and any anything are as at be been before being below
+    between both but by can could did do does doing don done down during each else ever few for from
+    further get got had has have having he her here hers him his how i if in into is it its itself just
+    let me might more most much must my myself no nor not now of off on once only or other our out over
+    own please really same shall she should so some something such tell than that the their them then
+    there these they this those through to too under until up us very was we were what when where which
+    while who whom why will with would yes you your yours yourself i'm i've you've you're it's don't
+    doctor ok okay oh well right see thank thanks""".split()
+)
+
+# Canonical token for groups of words a patient and a doctor use for the same thing.
+_SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
+    "pain": ("pain", "hurt", "ache", "achy", "sore", "agonis", "agoniz", "discomfort", "tender", "burn"),
+    "smoke": ("smoke", "smok", "cigarette", "cigarett", "tobacco", "cigar", "vape", "vap"),
+    "alcohol": ("alcohol", "drink", "drank", "beer", "wine", "pint", "unit", "spirit", "booze"),
+    "medication": ("medication", "medic", "medicine", "meds", "pill", "tablet", "prescription", "prescrib"),
+    "allergy": ("allergy", "allergi", "allerg"),
+    "breath": ("breath", "breathless", "breathe", "breath", "dyspnoea", "dyspnea", "puff", "wheez"),
+    "vomit": ("vomit", "throw", "puk", "sick"),
+    "nausea": ("nausea", "nause", "queasy"),
+    "fever": ("fever", "feveri", "temperature", "shiver", "chill", "rigor", "hot"),
+    "stool": ("stool", "poo", "bowel", "faec", "fec", "motion"),
+    "urine": ("urine", "urinat", "urinary", "wee", "pee", "urinalysi", "dipstick"),
+    "family": ("family", "famili", "mother", "father", "brother", "sister", "parent", "relative", "mum", "dad"),
+    "work": ("work", "job", "occupation", "employ", "career"),
+    "abdomen": ("abdomen", "abdominal", "tummy", "belly", "stomach"),
+    "swell": ("swell", "swollen", "puffy", "oedema", "edema"),
+    "dizzy": ("dizzy", "dizzi", "lightheaded", "faint", "spin", "vertigo"),
+    "tired": ("tired", "tiredness", "fatigue", "exhaust", "weary", "energy"),
+    "weight": ("weight", "weigh", "kg", "pound", "stone"),
+    "blood": ("blood", "bleed", "bled", "haemorrhag", "hemorrhag", "bloody"),
+    "period": ("period", "menstrual", "menstruat", "mens"),
+    "pregnant": ("pregnant", "pregnanc"),
+    "onset": ("start", "began", "begin", "onset", "ago", "since", "long", "when"),
+    "rash": ("rash", "spot", "blister", "hive", "urticaria"),
+    "eye": ("eye", "vision", "sight", "visual"),
+    "history": ("history", "past", "previous", "previou", "prior", "before", "ever"),
+    "live": ("live", "home", "house", "alone"),
+    "head": ("head", "headache"),
+    "heart": ("heart", "cardiac", "palpitation", "palpitat", "racing", "flutter"),
+    "sleep": ("sleep", "slept", "insomnia", "wake", "woke", "awake"),
+    "mood": ("mood", "depress", "sad", "unhappy"),
+    "exam": ("exam", "examination", "examin", "auscultation", "palpation", "inspection", "assessment"),
+    "xray": ("xray", "radiograph", "film", "cxr"),
+    "ecg": ("ecg", "ekg", "electrocardiogram"),
+    "ultrasound": ("ultrasound", "sonograph", "sonography", "doppler", "uss"),
+}
+SYNONYMS: dict[str, str] = {word: canon for canon, words in _SYNONYM_GROUPS.items() for word in words}
+
+# Phrases rewritten before tokenising (test names and multi-word synonyms).
+_PHRASES = [
+    (r"\b(complete|full) blood count\b|\bcbc\b|\bfbc\b|\bblood count\b", "fbc"),
+    (r"\bx[- ]?rays?\b", "xray"),
+    (r"\bcat scan\b|\bcomputed tomography\b", "ct"),
+    (r"\bctpa\b", "ct pulmonary angiogram"),
+    (r"\bmagnetic resonance( imaging)?\b", "mri"),
+    (r"\b(arterial )?blood gas(es)?\b|\babg\b", "bloodgas"),
+    (r"\bblood sugar\b|\bsugar level\b|\bbm\b|\bcbg\b", "glucose"),
+    (r"\blumbar puncture\b|\bspinal tap\b|\bcsf\b|\blp\b", "lumbarpuncture"),
+    (r"\bd[- ]?dimer\b", "ddimer"),
+    (r"\bliver function( tests?)?\b|\blfts?\b", "lft"),
+    (r"\bthyroid function( tests?)?\b|\btfts?\b|\btsh\b", "tft"),
+    (r"\burea and electrolytes\b|\bu ?& ?es?\b|\bbmp\b|\bbasic metabolic panel\b", "electrolytes"),
+    (r"\b(renal|kidney) function\b", "creatinine"),
+    (r"\bpulse oximetry\b|\bspo2\b|\bsats\b|\boxygen levels?\b|\bo2 sat\w*\b", "oxygen saturation"),
+    (r"\bbp\b", "blood pressure"),
+    (r"\bpulse( rate)?\b|\bhr\b", "heart rate"),
+    (r"\bvitals\b|\bobs\b|\bobservations\b", "vital signs"),
+    (r"\becho\b|\bcardiac ultrasound\b", "echocardiogram"),
+    (r"\b(beta[- ]?)?hcg\b", "hcg"),
+    (r"\bcrp\b|\bc[- ]reactive protein\b", "crp"),
+    (r"\burine dip\w*\b|\burine test\b", "urinalysis"),
+    (r"\bgiving up\b", "quit"),
+    (r"\bthrow(ing)? up\b|\bbeing sick\b", "vomit"),
+    (r"\bshort(ness)? of breath\b", "breathless"),
+    (r"\bchest film\b", "chest xray"),
+]
+_PHRASES_RE = [(re.compile(p, re.IGNORECASE), r) for p, r in _PHRASES]
+
+_SUFFIXES = ("ational", "ation", "ness", "ments", "ment", "ingly", "ing", "edly", "ed", "ers", "er",
+             "ies", "ful", "es", "ly", "s")
+
+
+def normalise(text: str) -> str:
+    text = text.lower().replace("’", "'")
+    for pattern, replacement in _PHRASES_RE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def stem(word: str) -> str:
+    word = word.lower()
+    if word in SYNONYMS:
+        return SYNONYMS[word]
+    if word.isdigit() or len(word) <= 3:
+        return word
+    base = word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+        base = base[:-1]  # stopped -> stop, running -> run
+    if len(base) > 3 and base.endswith("e"):
+        base = base[:-1]
+    return SYNONYMS.get(base, SYNONYMS.get(word.rstrip("s"), base))
+
+
+def words(text: str) -> list[str]:
+    return _WORD_RE.findall(normalise(text))
+
+
+def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:
+    """Stemmed, synonym-mapped content tokens."""
+    return [stem(w) for w in words(text) if keep_stopwords or w not in STOPWORDS]
+
+
+def numbers(text: str) -> set[str]:
+    return {n.replace(",", ".") for n in NUMBER_RE.findall(text)}
+
+
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Whole-word, case-insensitive phrase match after normalising punctuation and hyphens."""
+    flat = " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
+    target = " ".join(re.findall(r"[a-z0-9]+", phrase.lower()))
+    return bool(target) and f" {target} " in flat
+
+
+# --------------------------------------------------------------------------- first person
+_SUBJECT_RE = re.compile(r"\b(?:the patient|patient|she|he)\s+([a-z]+)\b", re.IGNORECASE)
+_POSSESSIVE_RE = re.compile(r"\b(?:her|his)\b", re.IGNORECASE)
+_IRREGULAR = {"is": "am", "has": "have", "was": "was", "does": "do", "isn't": "am not", "hasn't": "haven't"}
+_THIRD_PERSON_VERBS = {
+    "smokes", "drinks", "works", "lives", "uses", "has", "is", "takes", "walks", "eats", "denies", "reports",
+    "travels", "attends", "vapes", "plays", "sleeps", "notes", "describes", "feels", "needs", "goes",
+    "stopped", "quit", "forgot", "stops", "cares", "runs", "was", "had", "complains", "experiences",
+}
+
+
+def base_verb(verb: str) -> str:
+    low = verb.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if low.endswith("ies"):
+        return low[:-3] + "y"
+    if low.endswith(("sses", "shes", "ches", "xes", "oes")):
+        return low[:-2]
+    if low.endswith("s") and not low.endswith("ss"):
+        return low[:-1]
+    return low
+
+
+def to_first_person(text: str) -> str:
+    """"She reports pain in her leg" -> "I report pain in my leg"; "Smokes 10 a day" -> "I smoke 10 a day"."""
+    text = _SUBJECT_RE.sub(lambda m: "I " + base_verb(m.group(1)), text)
+    text = _POSSESSIVE_RE.sub("my", text)
+    first, _, rest = text.partition(" ")
+    if first.lower() in _THIRD_PERSON_VERBS:
+        text = f"I {base_verb(first)} {rest}".strip()
+    return text
+
+
+def lower_first(text: str) -> str:
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
+        return text[0].lower() + text[1:]
+    return text
