@@ -116,3 +116,9 @@ async def test_batched_option_switches_the_judge_mode() -> None:
     request = _request(options={"grading": "judge", "batched": True})
     result = await backend.verify(request)
     assert judge.calls == 1 and result.unscored == 0
+
+
+def test_build_registry_registers_medical_and_the_default_backends() -> None:
+    registry = build_registry()
+    assert {"medical", "code", "search", "gui"} <= set(registry.domains())
+    assert isinstance(registry.get("medical"), MedicalBackend)
