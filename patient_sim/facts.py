@@ -7,6 +7,7 @@ never facts; they come only from the measurement responder when the doctor order
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Literal
 
@@ -15,6 +16,8 @@ from pydantic import BaseModel
 
 from patient_sim import text as tx
 from verifier.types import Case
+
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
 Topic = Literal[
     "complaint", "hpi", "symptoms", "history", "social", "family", "medications", "allergies", "ros",
