@@ -65,6 +65,7 @@ def grade(
     batched: bool = typer.Option(False, "--batched", help="Grade many rubric items per judge call."),
     out: Path | None = typer.Option(None, "--out", help="Write per-example results (JSONL) here."),
     max_tokens: int = typer.Option(256, "--max-tokens", help="Judge reply tokens per rubric item."),
+    cache: bool = typer.Option(True, "--cache/--no-cache", help="Reuse judge replies ($MEDVERIFIER_HOME)."),
 ) -> None:
     """Grade given responses against their rubrics and print the HealthBench aggregate as JSON."""
     from verifier.healthbench import DataFileError, load_healthbench, load_responses
@@ -84,11 +85,16 @@ def grade(
         from serving.clients import build_client
 
         client = build_client(judge or "judge", base_url=judge_base_url)
-    summary = asyncio.run(_grade_all(by_id, answers, client, batched, max_tokens, out))
+    judge_cache = None
+    if client is not None and cache:
+        from verifier.judge_cache import JudgeCache
+
+        judge_cache = JudgeCache()
+    summary = asyncio.run(_grade_all(by_id, answers, client, batched, max_tokens, out, judge_cache))
     typer.echo(json.dumps(summary, indent=2))
 
 
-async def _grade_all(by_id, answers, client, batched: bool, max_tokens: int, out: Path | None) -> dict:
+async def _grade_all(by_id, answers, client, batched: bool, max_tokens: int, out: Path | None, cache) -> dict:
     from rich.progress import Progress
 
     from serving.wiring import build_grader
@@ -96,7 +102,7 @@ async def _grade_all(by_id, answers, client, batched: bool, max_tokens: int, out
     from verifier.scoring import aggregate, score_example
     from verifier.types import Message
 
-    grader = build_grader(client, batched=batched, max_tokens=max_tokens)
+    grader = build_grader(client, batched=batched, max_tokens=max_tokens, cache=cache)
     limit = asyncio.Semaphore(MAX_CONCURRENT_EXAMPLES)
 
     async def one(answer):
