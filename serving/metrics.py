@@ -18,19 +18,23 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 class TokenRate:
-    """Generated tokens per second over a sliding window, from a monotonically growing counter."""
+    """Generated tokens per second over about the last ``window_s``, from a growing counter.
 
-    def __init__(self, window_s: float = 30.0) -> None:
+    Sampled when Prometheus scrapes; the base is the newest sample at least ``window_s`` old (or the
+    start), so the first scrape already reports the rate since start-up.
+    """
+
+    def __init__(self, window_s: float = 30.0, start_total: int = 0) -> None:
         self.window_s = window_s
-        self._samples: deque[tuple[float, int]] = deque()
+        self._samples: deque[tuple[float, int]] = deque([(time.monotonic(), start_total)])
 
     def observe(self, total: int, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now
         self._samples.append((now, total))
-        while len(self._samples) > 2 and now - self._samples[0][0] > self.window_s:
+        while len(self._samples) > 2 and now - self._samples[1][0] >= self.window_s:
             self._samples.popleft()
-        first_t, first_n = self._samples[0]
-        return (total - first_n) / (now - first_t) if now > first_t else 0.0
+        base_t, base_n = self._samples[0]
+        return (total - base_n) / (now - base_t) if now > base_t else 0.0
 
 
 class Metrics:
@@ -38,7 +42,6 @@ class Metrics:
         self.registry = CollectorRegistry()
         self.client = client
         self._served_tokens = 0
-        self._rate = TokenRate()
         self.requests = Counter(
             "medverifier_http_requests_total", "HTTP requests by route and status.",
             ["method", "route", "status"], registry=self.registry,
@@ -62,6 +65,7 @@ class Metrics:
         Gauge(
             "medverifier_queue_depth", "Requests waiting in the model's batch queue.", registry=self.registry
         ).set_function(lambda: getattr(client, "queue_depth", 0))
+        self._rate = TokenRate(start_total=self.generated_tokens())
         Gauge(
             "medverifier_generated_tokens_per_second", "Tokens generated per second over the last 30 s.",
             registry=self.registry,
