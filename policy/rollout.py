@@ -231,7 +231,7 @@ class MultiTurnRollout:
             traj.ended = result.reason or "done"
             return True
         traj.transcript.append(Message(role="user", content=result.reply))
-        tail = "" if result.done else "<|im_start|>assistant\n"
+        tail = "" if result.done else "\n<|im_start|>assistant\n"
         env_ids = self.tokenizer.encode(f"\n<|im_start|>user\n{result.reply}<|im_end|>{tail}", add_special_tokens=False)
         room = self.config.max_completion_tokens - len(traj.completion_ids)
         traj.add(env_ids[: max(room, 0)], 0)

@@ -1,0 +1,113 @@
+"""The multi-turn rollout: env_mask, the token layout, void turns, the length bound, ARPO branching.
+
+The patient is the real embedded model (the session ``local_client``); the doctor is scripted, because
+these tests are about how the rollout lays out and masks the dialogue, not about what the policy says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from patient_sim.cases import project_cases
+from policy.rollout import BranchingConfig, MultiTurnRollout, RolloutConfig
+from verifier.llm import Completion
+
+
+class ScriptedDoctor:
+    """A ChatClient whose turns are fixed texts, tokenised like the real policy's (ending in <|im_end|>)."""
+
+    model = "scripted-doctor"
+
+    def __init__(self, tokenizer, turns: list[str]) -> None:
+        self.tokenizer = tokenizer
+        self.turns = turns
+        self.calls: dict[int, int] = {}
+
+    async def complete(self, messages, *, max_tokens=256, temperature=0.0, stop=None, seed=None) -> Completion:
+        index = sum(1 for m in messages if m.role == "assistant")
+        text = self.turns[min(index, len(self.turns) - 1)]
+        ids = self.tokenizer.encode(text, add_special_tokens=False)[:max_tokens]
+        finish = "length" if len(ids) == max_tokens else "stop"
+        if finish == "stop":
+            ids = [*ids, self.tokenizer.convert_tokens_to_ids("<|im_end|>")]
+        return Completion(text=self.tokenizer.decode(ids, skip_special_tokens=True), tokens=ids,
+                          finish_reason=finish, logprobs=[-1.0] * len(ids))
+
+
+@pytest.fixture(scope="module")
+def case():
+    return next(c for c in project_cases() if c.test_results)
+
+
+def _rollout(embedded, local_client, case, **config) -> MultiTurnRollout:
+    settings = {"max_turns": 3, "turn_tokens": 40, "max_completion_tokens": 400, "patient_max_tokens": 12, **config}
+    return MultiTurnRollout([case], local_client, embedded, RolloutConfig(**settings))
+
+
+def test_env_mask_is_zero_exactly_on_patient_and_measurement_tokens(embedded, local_client, case) -> None:
+    tok = embedded.tokenizer
+    test_name = next(iter(case.test_results)).split(">")[-1].strip()
+    turns = ["When did it start?", f"REQUEST TEST: {test_name}", "DIAGNOSIS: viral illness. Rest and fluids."]
+    rollout = _rollout(embedded, local_client, case)
+    rows = rollout.dataset_rows()
+    [traj] = asyncio.run(rollout.run([rows[0]["prompt"]], ScriptedDoctor(tok, turns)))
+
+    assert len(traj.completion_ids) == len(traj.env_mask) == len(traj.logprobs)
+    assert traj.ended == "diagnosis" and not traj.void
+    policy_text = tok.decode([t for t, m in zip(traj.completion_ids, traj.env_mask, strict=True) if m == 1])
+    env_text = tok.decode([t for t, m in zip(traj.completion_ids, traj.env_mask, strict=True) if m == 0])
+    assert policy_text == "".join(f"{t}<|im_end|>" for t in turns)  # only the doctor's tokens are trained
+    replies = [m.content for m in traj.transcript if m.role == "user"][1:]  # after the opening
+    assert len(replies) == 2
+    assert env_text == "".join(f"\n<|im_start|>user\n{r}<|im_end|>\n<|im_start|>assistant\n" for r in replies)
+    assert any(case.test_results[k].split(" ")[0] in replies[1] for k in case.test_results)  # the measurement
+    # the completion continues the prompt exactly as the chat template would render the whole dialogue
+    full = rollout._render(rollout._conversation(traj), generation_prompt=False)
+    assert traj.prompt_ids + traj.completion_ids == full[: len(traj.prompt_ids) + len(traj.completion_ids)]
+    assert all(lp == 0.0 for lp, m in zip(traj.logprobs, traj.env_mask, strict=True) if m == 0)
+
+
+def test_void_turn_is_flagged_and_length_is_bounded(embedded, local_client, case) -> None:
+    tok = embedded.tokenizer
+    rollout = _rollout(embedded, local_client, case, max_completion_tokens=40, turn_tokens=30)
+    prompt = rollout.dataset_rows()[0]["prompt"]
+
+    async def both():
+        return await asyncio.gather(
+            rollout.run([prompt], ScriptedDoctor(tok, ["Okay.", "DIAGNOSIS: flu"])),
+            rollout.run([prompt], ScriptedDoctor(tok, ["Tell me more about the pain, " * 6 + "ok?"])),
+        )
+
+    void, long = asyncio.run(both())
+    assert void[0].void and not long[0].void
+    assert len(long[0].completion_ids) <= 40 and long[0].ended == "budget"
+    assert len(long[0].completion_ids) == len(long[0].env_mask)
+
+
+def test_trainer_entry_point_returns_trl_fields(embedded, local_client, case) -> None:
+    class FakeTrainer:  # what rollout_func reads from the trainer
+        model = embedded.model
+        num_generations = 2
+        state = type("S", (), {"global_step": 0})()
+
+    rollout = _rollout(embedded, local_client, case, max_turns=1, turn_tokens=8, max_completion_tokens=48)
+    prompt = rollout.dataset_rows()[0]["prompt"]
+    out = rollout([prompt, prompt], FakeTrainer())
+    assert set(out) >= {"prompt_ids", "completion_ids", "logprobs", "env_mask", "transcript", "void", "policy_tokens"}
+    assert len(out["completion_ids"]) == 2
+    assert out["policy_tokens"] == [sum(m) for m in out["env_mask"]]
+    assert not embedded.model.training  # restored: it was in eval mode before
+
+
+def test_arpo_branching_forks_after_a_patient_turn(embedded, local_client, case) -> None:
+    tok = embedded.tokenizer
+    rollout = _rollout(embedded, local_client, case, branching=BranchingConfig(enabled=True, threshold=0.0, max_branches=1))
+    prompt = rollout.dataset_rows()[0]["prompt"]
+    doctor = ScriptedDoctor(tok, ["When did it start?", "Any fever?", "DIAGNOSIS: flu"])
+    root, fork = asyncio.run(rollout.run([prompt, prompt], doctor, group=2))
+    assert rollout.branches == 1 and fork.branched_from == 0
+    first_turn = len(tok.encode("When did it start?", add_special_tokens=False)) + 1
+    assert fork.completion_ids[:first_turn] == root.completion_ids[:first_turn]  # shared prefix
+    assert fork.transcript[:3] == root.transcript[:3]
