@@ -18,6 +18,8 @@ import time
 import zlib
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from evaluation.runner import execute_run
 from evaluation.specs import ClientSpec, GraderSpec, build_chat_client
 from evaluation.store import ConsultOutcome, ConsultParams, ExampleResult, RunConfig, new_run_name, runs_root
@@ -94,12 +96,9 @@ def persona_seed(seed: int, case_id: str, index: int) -> int:
 
 
 def _persona_label(persona: object) -> str:
-    for attr in ("summary", "describe", "label"):
-        value = getattr(persona, attr, None)
-        if callable(value):
-            value = value()
-        if isinstance(value, str):
-            return value
+    if isinstance(persona, BaseModel):
+        fields = persona.model_dump(exclude_none=True)
+        return ", ".join(f"{k}={v}" for k, v in fields.items())
     return str(persona)[:200]
 
 
@@ -117,7 +116,7 @@ async def evaluate_case(config: RunConfig, example: ConsultExample) -> ExampleRe
     )
     transcript = list(consultation.transcript)
     rubric = build_case_rubric(case)
-    verified = await grade_conversation(transcript, rubric.items, grader_for(config.grader))
+    verified = await grade_conversation(transcript, rubric.items, grader_for(config.grader), case=case)
     scored = score_example(verified.criteria, example_tags=[f"specialty:{case.specialty}"],
                            prompt_id=example.example_id)
     correct = synonym_match(consultation.diagnosis, case)
@@ -134,13 +133,13 @@ async def evaluate_case(config: RunConfig, example: ConsultExample) -> ExampleRe
         diagnosis=consultation.diagnosis,
         correct=correct,
         match=match,
-        persona=_persona_label(consultation.persona if hasattr(consultation, "persona") else persona),
+        persona=_persona_label(consultation.persona),
         turns=consultation.turns,
         questions=sum(is_question(t) for t in doctor_turns),
         tests_ordered=list(consultation.ordered_tests),
         leaks_caught=int(consultation.leaks_caught),
         fallbacks=int(consultation.fallbacks),
-        termination_reason=str(consultation.termination_reason),
+        termination_reason=consultation.termination_reason or "unknown",
     )
     return ExampleResult(
         example_id=example.example_id,
