@@ -71,9 +71,13 @@ class _EvalActor:
     """A Ray actor body: builds clients lazily from the specs in the config it is given."""
 
     def __init__(self, threads: int) -> None:
-        import torch
+        import os
+        import sys
 
-        torch.set_num_threads(max(1, threads))
+        # Each actor owns its share of the CPUs; torch reads this when a local model first imports it.
+        os.environ["OMP_NUM_THREADS"] = str(max(1, threads))
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(max(1, threads))
         logging.basicConfig(level=logging.WARNING)
 
     async def run(self, config_json: str, example: Example) -> str:

@@ -52,6 +52,7 @@ class GraderSpec(BaseModel):
     kind: Literal["rule", "judge", "hybrid"] = "hybrid"
     judge: ClientSpec | None = None
     batched: bool = False
+    judge_cache: bool = True  # reuse parsed judge replies from $MEDVERIFIER_HOME/judge_cache.sqlite
 
     @property
     def label(self) -> str:
@@ -83,18 +84,17 @@ def build_chat_client(spec: ClientSpec) -> ChatClient:
 
 
 def build_grader(spec: GraderSpec) -> Grader:
-    from verifier.graders import HybridGrader, JudgeGrader, RuleGrader
+    from verifier.graders import HybridGrader, JudgeCache, JudgeGrader, RuleGrader
 
-    judge = build_chat_client(spec.judge) if spec.judge is not None else None
+    client = build_chat_client(spec.judge) if spec.judge is not None else None
     if spec.kind == "rule":
         return RuleGrader()
-    if spec.kind == "judge":
-        if judge is None:
+    if client is None:
+        if spec.kind == "judge":
             raise ValueError("grader 'judge' needs a judge model (--judge)")
-        return JudgeGrader(judge, batched=spec.batched)
-    if judge is None:
         return HybridGrader(judge=None)
-    return HybridGrader(judge=JudgeGrader(judge, batched=spec.batched))
+    judge = JudgeGrader(client, batched=spec.batched, cache=JudgeCache() if spec.judge_cache else None)
+    return judge if spec.kind == "judge" else HybridGrader(judge=judge)
 
 
 def _import_factory(model: str):  # noqa: ANN202 - returns whatever the plug-in factory is

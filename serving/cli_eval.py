@@ -31,7 +31,7 @@ def _bad_input_errors() -> tuple[type[BaseException], ...]:
     return (ValueError, FileNotFoundError, LookupError, ValidationError, ModelNotAvailableError, OSError)
 
 
-def _grader(grading: str, judge: str | None, judge_base_url: str | None, batched: bool) -> Any:
+def _grader(grading: str, judge: str | None, judge_base_url: str | None, batched: bool, cache: bool = True) -> Any:
     from evaluation.specs import ClientSpec, GraderSpec
 
     if grading not in ("rule", "judge", "hybrid"):
@@ -39,7 +39,7 @@ def _grader(grading: str, judge: str | None, judge_base_url: str | None, batched
     if grading == "judge" and not judge:
         raise _fail("--grading judge needs --judge MODEL")
     spec = ClientSpec(model=judge, base_url=judge_base_url) if judge else None
-    return GraderSpec(kind=grading, judge=spec, batched=batched)  # type: ignore[arg-type]
+    return GraderSpec(kind=grading, judge=spec, batched=batched, judge_cache=cache)  # type: ignore[arg-type]
 
 
 def _finish(evaluation: Any) -> None:
@@ -89,6 +89,7 @@ def healthbench(
     judge_base_url: str | None = typer.Option(None, help="OpenAI-compatible server of the judge."),
     grading: str = typer.Option("hybrid", help="rule, judge or hybrid."),
     batched: bool = typer.Option(False, help="Grade many rubric items per judge call."),
+    judge_cache: bool = typer.Option(True, help="Reuse cached judge replies ($MEDVERIFIER_HOME/judge_cache.sqlite)."),
     limit: int | None = typer.Option(None, min=1, help="Evaluate a seeded sample of this many examples."),
     concurrency: int = typer.Option(8, min=1),
     seed: int = typer.Option(0),
@@ -115,7 +116,7 @@ def healthbench(
         raise _fail(f"--executor must be local or ray, got {executor!r}")
     evaluation = HealthBenchEval.create(
         data, policy=ClientSpec(model=model, base_url=base_url),
-        grader=_grader(grading, judge, judge_base_url, batched), seed=seed, limit=limit,
+        grader=_grader(grading, judge, judge_base_url, batched, judge_cache), seed=seed, limit=limit,
         concurrency=concurrency, executor=executor, ray_address=ray_address, max_tokens=max_tokens,
         length_penalty=length_penalty, run_name=run_name, runs_dir=runs_dir,
     )
@@ -142,6 +143,7 @@ def consult(
     judge_base_url: str | None = typer.Option(None),
     grading: str = typer.Option("hybrid", help="rule, judge or hybrid."),
     batched: bool = typer.Option(False),
+    judge_cache: bool = typer.Option(True, help="Reuse cached judge replies."),
     limit: int | None = typer.Option(None, min=1, help="A seeded sample of this many cases."),
     concurrency: int = typer.Option(8, min=1),
     seed: int = typer.Option(0),
@@ -169,7 +171,8 @@ def consult(
         doctor_max_tokens=doctor_max_tokens, patient=ClientSpec(model=patient_model, base_url=patient_base_url),
     )
     evaluation = ConsultEval.create(
-        policy=ClientSpec(model=model, base_url=base_url), grader=_grader(grading, judge, judge_base_url, batched),
+        policy=ClientSpec(model=model, base_url=base_url),
+        grader=_grader(grading, judge, judge_base_url, batched, judge_cache),
         params=params, seed=seed, limit=limit, concurrency=concurrency, executor=executor,
         ray_address=ray_address, run_name=run_name, runs_dir=runs_dir,
     )

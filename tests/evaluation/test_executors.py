@@ -22,8 +22,7 @@ def _comparable(run_dir: Path) -> list[dict]:
         return [r.model_dump(exclude={"seconds"}) for r in store.results()]
 
 
-async def test_ray_and_local_executors_agree(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("MEDVERIFIER_HOME", str(tmp_path / "home"))
+async def test_ray_and_local_executors_agree(tmp_path: Path, isolated_home: Path) -> None:
     summaries = {}
     for name, executor in (("local", LocalExecutor(concurrency=4)), ("ray", RayExecutor(concurrency=4, num_cpus=2))):
         evaluation = HealthBenchEval.create(

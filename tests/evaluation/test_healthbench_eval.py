@@ -24,7 +24,7 @@ POLICY = ClientSpec(model="py:tests.evaluation.fakes:policy")
 JUDGE = GraderSpec(kind="hybrid", judge=ClientSpec(model="py:tests.evaluation.fakes:judge"))
 
 
-async def test_scores_match_hand_computed_numbers(tmp_path: Path) -> None:
+async def test_scores_match_hand_computed_numbers(tmp_path: Path, isolated_home: Path) -> None:
     evaluation = HealthBenchEval.create(DATA, policy=POLICY, grader=JUDGE, runs_dir=tmp_path, run_name="hb",
                                         length_penalty=0.1)
     summary = await evaluation.run(show_progress=False)
@@ -56,14 +56,14 @@ async def test_scores_match_hand_computed_numbers(tmp_path: Path) -> None:
     assert (evaluation.run_dir / "report.html").is_file()
 
 
-async def test_limit_is_a_seeded_sample(tmp_path: Path) -> None:
+async def test_limit_is_a_seeded_sample(tmp_path: Path, isolated_home: Path) -> None:
     first = HealthBenchEval.create(DATA, policy=POLICY, grader=JUDGE, limit=2, seed=3, runs_dir=tmp_path)
     again = HealthBenchEval.create(DATA, policy=POLICY, grader=JUDGE, limit=2, seed=3, runs_dir=tmp_path)
     ids = [e.example_id for e in first.examples()]
     assert len(ids) == 2 and ids == [e.example_id for e in again.examples()]
 
 
-async def test_rule_only_grading_leaves_unchecked_items_unscored(tmp_path: Path) -> None:
+async def test_rule_only_grading_leaves_unchecked_items_unscored(tmp_path: Path, isolated_home: Path) -> None:
     evaluation = HealthBenchEval.create(DATA, policy=POLICY, grader=GraderSpec(kind="hybrid"),
                                         runs_dir=tmp_path, run_name="rule")
     summary = await evaluation.run(show_progress=False)

@@ -71,8 +71,7 @@ def _render(path: Path) -> dict:
             browser.close()
 
 
-def test_report_renders_with_charts(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("MEDVERIFIER_HOME", str(tmp_path / "home"))
+def test_report_renders_with_charts(tmp_path: Path, isolated_home: Path) -> None:
     evaluation = HealthBenchEval.create(
         DATA, policy=ClientSpec(model="py:tests.evaluation.fakes:policy"),
         grader=GraderSpec(kind="hybrid", judge=ClientSpec(model="py:tests.evaluation.fakes:judge")),

@@ -44,12 +44,11 @@ def _cli(args: list[str]) -> list[str]:
     return [sys.executable, "-m", "serving.cli", "eval", "healthbench", *args]
 
 
-def test_killed_run_resumes_to_the_same_numbers(tmp_path: Path, repo_root: Path) -> None:
+def test_killed_run_resumes_to_the_same_numbers(tmp_path: Path, repo_root: Path, isolated_home: Path) -> None:
     data = tmp_path / "records.jsonl"
     _write_records(data)
     log = tmp_path / "calls.log"
-    env = {**os.environ, "PYTHONPATH": str(repo_root), "MEDVERIFIER_HOME": str(tmp_path / "home"),
-           "MEDVERIFIER_PROGRESS": "0", "SCRIPTED_CALL_LOG": str(log), "SCRIPTED_DELAY_S": "0.4"}
+    env = {**os.environ, "PYTHONPATH": str(repo_root), "MEDVERIFIER_PROGRESS": "0", "SCRIPTED_CALL_LOG": str(log), "SCRIPTED_DELAY_S": "0.4"}
     common = ["--model", "py:tests.evaluation.fakes:policy", "--judge", "py:tests.evaluation.fakes:judge",
               "--runs-dir", str(tmp_path / "runs")]
     db = tmp_path / "runs" / "killed" / "results.sqlite"
