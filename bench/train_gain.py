@@ -1,0 +1,134 @@
+"""Does training raise held-out reward? Base embedded model vs after K GRPO steps, side by side.
+
+Rule stage: the held-out rule items (cases never trained on), greedy answers, the rule reward.
+Multi-turn stage (``--multiturn-steps > 0``): held-out cases, one consultation each with the same
+seeds before and after, the verifier's rule-graded consultation score.
+Prints ONE JSON line: base and trained means, the paired difference with a 95% interval (normal
+approximation over items), and wall time per training step.
+
+    python bench/train_gain.py                      # full: K=60 rule steps, 80 held-out items
+    python bench/train_gain.py --steps 4 --heldout 16 --max-tokens 32    # a short run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def paired(base: list[float], trained: list[float]) -> dict[str, float]:
+    diffs = [t - b for b, t in zip(base, trained, strict=True)]
+    mean = statistics.fmean(diffs)
+    half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else float("nan")
+    return {"diff": round(mean, 4), "ci95_low": round(mean - half, 4), "ci95_high": round(mean + half, 4)}
+
+
+async def rule_eval(model_spec: str, items: list, max_tokens: int) -> list[float]:
+    from policy.local import LocalChatClient
+    from policy.rewards import RuleRewardWeights, rule_score
+
+    client = LocalChatClient.from_spec(model_spec, max_batch_size=16)
+    outs = await asyncio.gather(*(client.complete(i.prompt, max_tokens=max_tokens, temperature=0.0) for i in items))
+    await client.aclose()
+    return [rule_score(o.text, i.accepted, i.letter, RuleRewardWeights()) for i, o in zip(items, outs, strict=True)]
+
+
+async def consult_eval(model_spec: str, cases: list, turns: int, turn_tokens: int) -> list[float]:
+    from policy.local import LocalChatClient
+    from policy.model import load_model
+    from policy.rollout import MultiTurnRollout, RolloutConfig
+    from rubric_gen.case_rubric import build_case_rubric
+    from verifier.backends.medical import grade_conversation
+    from verifier.graders import HybridGrader
+
+    loaded = load_model(model_spec)
+    patient = LocalChatClient.from_spec("embedded", max_batch_size=16)
+    config = RolloutConfig(max_turns=turns, turn_tokens=turn_tokens, max_completion_tokens=turns * (turn_tokens + 48),
+                           temperature=0.0, patient_max_tokens=24)
+    rollout = MultiTurnRollout(cases, patient, loaded, config)
+    rows = rollout.dataset_rows(seed=0)
+    policy = LocalChatClient(loaded, max_batch_size=16)
+    trajs = await rollout.run([r["prompt"] for r in rows], policy, seed=0)
+    grader = HybridGrader(None)
+    scores = []
+    for case, traj in zip(cases, trajs, strict=True):
+        result = await grade_conversation(traj.transcript, build_case_rubric(case).items, grader)
+        scores.append(result.reward)
+    return scores
+
+
+def train(stage: str, steps: int, out: Path, extra: dict) -> tuple[str, float]:
+    from policy.grpo import default_config_path, load_stage_config, run_stage
+
+    config = load_stage_config(default_config_path(stage))  # type: ignore[arg-type]
+    if "cases" in extra:
+        config.data.cases = extra.pop("cases")
+    if "rollout" in extra:
+        config.rollout = config.rollout.model_copy(update=extra.pop("rollout"))
+    started = time.perf_counter()
+    result = run_stage(config, out, overrides={"max_steps": steps, "save_steps": 10_000, "disable_tqdm": True, **extra})
+    return result.final_model, (time.perf_counter() - started) / max(result.global_step, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=60, help="rule-stage GRPO steps (K)")
+    parser.add_argument("--heldout", type=int, default=80, help="held-out rule items evaluated")
+    parser.add_argument("--max-tokens", type=int, default=48, help="completion tokens (train and eval)")
+    parser.add_argument("--generations", type=int, default=4)
+    parser.add_argument("--batch", type=int, default=8, help="completions per step")
+    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--multiturn-steps", type=int, default=0, help="also train/evaluate the multi-turn stage")
+    parser.add_argument("--multiturn-cases", type=int, default=6)
+    args = parser.parse_args()
+
+    from policy.rule_data import RULE_DATA_DIR, load_rule_items
+
+    figures: dict[str, object] = {"bench": "train_gain", "steps": args.steps, "max_tokens": args.max_tokens}
+    heldout = load_rule_items(RULE_DATA_DIR / "heldout.jsonl")[: args.heldout]
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        base = asyncio.run(rule_eval("embedded", heldout, args.max_tokens))
+        model, per_step = train("rule", args.steps, Path(tmp) / "rule", {
+            "max_completion_length": args.max_tokens, "num_generations": args.generations,
+            "per_device_train_batch_size": args.batch, "learning_rate": args.lr,
+        })
+        trained = asyncio.run(rule_eval(model, heldout, args.max_tokens))
+        figures["rule"] = {
+            "heldout_items": len(heldout), "base": round(statistics.fmean(base), 4),
+            "trained": round(statistics.fmean(trained), 4), **paired(base, trained),
+            "s_per_step": round(per_step, 1), "wall_s": round(time.perf_counter() - t0, 1),
+        }
+        if args.multiturn_steps > 0:
+            from patient_sim.cases import project_cases
+
+            held_ids = {i.case_id for i in load_rule_items(RULE_DATA_DIR / "heldout.jsonl")}
+            cases = [c for c in project_cases() if c.id in held_ids][: args.multiturn_cases]
+            train_ids = [c.id for c in project_cases() if c.id not in held_ids][:16]
+            t0 = time.perf_counter()
+            base_mt = asyncio.run(consult_eval("embedded", cases, 3, 32))
+            model_mt, per_step_mt = train("multiturn", args.multiturn_steps, Path(tmp) / "mt", {
+                "cases": train_ids, "num_generations": 2, "per_device_train_batch_size": 4, "learning_rate": args.lr,
+                "rollout": {"max_turns": 3, "turn_tokens": 32, "max_completion_tokens": 240, "patient_max_tokens": 24},
+            })
+            trained_mt = asyncio.run(consult_eval(model_mt, cases, 3, 32))
+            figures["multiturn"] = {
+                "heldout_cases": len(cases), "base": round(statistics.fmean(base_mt), 4),
+                "trained": round(statistics.fmean(trained_mt), 4), **paired(base_mt, trained_mt),
+                "s_per_step": round(per_step_mt, 1), "wall_s": round(time.perf_counter() - t0, 1),
+            }
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
