@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from evaluation.progress import tick
 from evaluation.runner import execute_run
 from evaluation.specs import ClientSpec, GraderSpec, build_chat_client
 from evaluation.store import ConsultOutcome, ConsultParams, ExampleResult, RunConfig, new_run_name, runs_root
@@ -113,6 +114,7 @@ async def evaluate_case(config: RunConfig, example: ConsultExample) -> ExampleRe
     consultation = await run_consultation(
         case, persona, doctor, patient, max_turns=params.max_turns, seed=example.persona_seed,
         doctor_max_tokens=params.doctor_max_tokens,
+        on_message=lambda m: tick(f"{example.example_id} {m.role}"),
     )
     transcript = list(consultation.transcript)
     rubric = build_case_rubric(case)

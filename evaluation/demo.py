@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 class DemoOptions(BaseModel):
     cases: int = 4
     max_turns: int = 4
-    doctor_max_tokens: int = 64
+    doctor_max_tokens: int = 48
     seed: int = 0
     concurrency: int = 8
     model: str = "embedded"

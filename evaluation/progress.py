@@ -14,6 +14,14 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+_tick: Callable[[str], None] | None = None
+
+
+def tick(note: str = "") -> None:
+    """Report a unit of work finer than an example (e.g. one consultation message) to the live bar."""
+    if _tick is not None:
+        _tick(note)
+
 
 def serial_mode() -> bool:
     return os.environ.get("MEDVERIFIER_SERIAL", "").lower() in {"1", "true", "yes"}
@@ -47,10 +55,19 @@ def progress(total: int, description: str, *, completed: int = 0, enabled: bool 
         console=console,
         transient=False,
     )
+    global _tick
     with bar:
         task = bar.add_task(description, total=total, completed=completed, note="")
+        steps = bar.add_task("  messages", total=None, note="")
 
         def advance(note: str = "") -> None:
             bar.update(task, advance=1, note=note[:40])
 
-        yield advance
+        def step(note: str = "") -> None:
+            bar.update(steps, advance=1, note=note[:40])
+
+        _tick = step
+        try:
+            yield advance
+        finally:
+            _tick = None

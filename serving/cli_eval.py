@@ -202,7 +202,7 @@ def report(
 def demo(
     cases: int = typer.Option(4, min=1, help="How many of the project's cases."),
     max_turns: int = typer.Option(4, min=1),
-    doctor_max_tokens: int = typer.Option(64, min=8),
+    doctor_max_tokens: int = typer.Option(48, min=8),
     seed: int = typer.Option(0),
     runs_dir: str | None = typer.Option(None),
 ) -> None:
