@@ -8,6 +8,7 @@ rebuilds ``report.html``.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,7 +35,7 @@ async def execute_run(
     write_report: bool = True,
 ) -> RunSummary:
     ids = [e.example_id for e in examples]
-    duplicates = {i for i in ids if ids.count(i) > 1}
+    duplicates = {i for i, n in Counter(ids).items() if n > 1}
     if duplicates:
         raise ValueError(f"duplicate example ids: {sorted(duplicates)[:5]}")
     save_config(run_dir, config)

@@ -99,7 +99,8 @@ def healthbench(
     ray_address: str | None = typer.Option(None, help="An existing Ray cluster (default: a local one)."),
     runs_dir: str | None = typer.Option(None, help="Where runs live (default $MEDVERIFIER_HOME/runs)."),
     run_name: str | None = typer.Option(None, help="Name of a new run."),
-    resume: str | None = typer.Option(None, help="Continue the run RUN (a name or a folder)."),
+    resume: str | None = typer.Option(
+        None, help="Continue the run RUN (a name or a folder); its stored settings are used, not these options."),
 ) -> None:
     """Sample responses to HealthBench-format prompts and grade them against their rubrics."""
     from evaluation.healthbench_eval import HealthBenchEval
@@ -151,7 +152,8 @@ def consult(
     ray_address: str | None = typer.Option(None),
     runs_dir: str | None = typer.Option(None),
     run_name: str | None = typer.Option(None),
-    resume: str | None = typer.Option(None, help="Continue the run RUN (a name or a folder)."),
+    resume: str | None = typer.Option(
+        None, help="Continue the run RUN (a name or a folder); its stored settings are used, not these options."),
 ) -> None:
     """Run consultations against the patient simulator and grade them (AgentClinic-style)."""
     from evaluation.consult_eval import ConsultEval
