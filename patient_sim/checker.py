@@ -35,7 +35,7 @@ COMMON = frozenset(
 )
 _ROLE_RE = re.compile(
     r"\b(as an ai|language model|assistant|doctor\s*:|patient\s*:|user\s*:|system prompt|case file|"
-    r"request test|diagnos\w*|my instructions|help you|assist you|short sentences?|one sentence|first person|"
+    r"request test|diagnos\w*|my instructions|help you|here to help|assist you|how can i help|short sentences?|one sentence|first person|"
     r"role[- ]?play|these facts)\b",
     re.IGNORECASE,
 )

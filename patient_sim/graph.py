@@ -170,6 +170,7 @@ async def run_consultations(
     max_turns: int = 6,
     seed: int = 0,
     progress: bool = True,
+    doctor_max_tokens: int = 96,
 ) -> list[ConsultationResult]:
     """Run ``cases[i]`` with ``personas[i]`` (seed ``seed + i``), at most ``concurrency`` at once.
 
@@ -187,7 +188,8 @@ async def run_consultations(
     async def one(i: int) -> ConsultationResult:
         async with semaphore:
             result = await run_consultation(
-                cases[i], personas[i], doctor, patient, max_turns=max_turns, seed=seed + i
+                cases[i], personas[i], doctor, patient, max_turns=max_turns, seed=seed + i,
+                doctor_max_tokens=doctor_max_tokens,
             )
         bar.update(1)
         return result

@@ -1,0 +1,94 @@
+"""Consultation rollouts: concurrent vs one-after-another, embedded model as doctor and patient.
+
+Runs the same N consultations (same cases, personas and seeds) twice in one process: one at a time,
+then all at once (their model calls share batches in ``LocalChatClient``). Prints one JSON line:
+episodes per minute for both, the ratio (target >= 4x), and the share of patient replies that needed
+the template fallback.
+
+    .venv/bin/python bench/rollouts.py               # 16 episodes, up to 6 doctor turns each
+    .venv/bin/python bench/rollouts.py --episodes 4  # smaller
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+async def _run(args: argparse.Namespace) -> dict[str, object]:
+    from patient_sim.cases import project_cases
+    from patient_sim.graph import run_consultations
+    from patient_sim.personas import sample_personas
+    from policy.local import LocalChatClient
+    from policy.model import load_model
+
+    loaded = load_model("embedded")
+    all_cases = project_cases()
+    cases = [all_cases[i % len(all_cases)] for i in range(args.episodes)]
+    personas = sample_personas(args.episodes, seed=args.seed, cases=cases)
+    figures: dict[str, object] = {
+        "bench": "rollouts",
+        "episodes": args.episodes,
+        "max_turns": args.max_turns,
+        "doctor_max_tokens": args.doctor_max_tokens,
+    }
+    replies = fallbacks = leaks = turns = 0
+    for mode, concurrency in (("sequential", 1), ("concurrent", args.episodes)):
+        client = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
+        start = time.perf_counter()
+        results = await run_consultations(
+            cases, personas, client, client, concurrency=concurrency, max_turns=args.max_turns,
+            seed=args.seed, progress=True, doctor_max_tokens=args.doctor_max_tokens,
+        )
+        elapsed = time.perf_counter() - start
+        await client.aclose()
+        figures[f"{mode}_s"] = round(elapsed, 1)
+        figures[f"{mode}_episodes_per_min"] = round(60 * len(results) / elapsed, 2)
+        figures[f"{mode}_mean_batch"] = round(sum(client.batch_sizes) / max(1, len(client.batch_sizes)), 2)
+        figures[f"{mode}_generated_tokens"] = client.generated_tokens
+        replies += sum(r.patient_replies for r in results)
+        fallbacks += sum(r.fallbacks for r in results)
+        leaks += sum(r.leaks_caught for r in results)
+        turns += sum(r.turns for r in results)
+        figures[f"{mode}_terminations"] = _count(r.termination_reason or "none" for r in results)
+    figures["speedup"] = round(
+        float(figures["concurrent_episodes_per_min"]) / float(figures["sequential_episodes_per_min"]), 2
+    )
+    figures["target_speedup"] = 4.0
+    figures["patient_replies"] = replies
+    figures["fallback_share"] = round(fallbacks / max(1, replies), 3)
+    figures["leaks_caught_per_reply"] = round(leaks / max(1, replies), 3)
+    figures["doctor_turns"] = turns
+    return figures
+
+
+def _count(items: object) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for item in items:  # type: ignore[attr-defined]
+        counts[item] = counts.get(item, 0) + 1
+    return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--episodes", type=int, default=16, help="consultations per mode (default 16)")
+    parser.add_argument("--max-turns", type=int, default=6, help="doctor turns per consultation (default 6)")
+    parser.add_argument("--doctor-max-tokens", type=int, default=96)
+    parser.add_argument("--max-batch", type=int, default=16, help="LocalChatClient max_batch_size")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.episodes < 1 or args.max_turns < 1:
+        parser.error("--episodes and --max-turns must be >= 1")
+    print(json.dumps(asyncio.run(_run(args))))
+
+
+if __name__ == "__main__":
+    main()
