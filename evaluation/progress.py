@@ -58,13 +58,15 @@ def progress(total: int, description: str, *, completed: int = 0, enabled: bool 
     global _tick
     with bar:
         task = bar.add_task(description, total=total, completed=completed, note="")
-        steps = bar.add_task("  messages", total=None, note="")
+        steps: list[int] = []  # the finer-grained row appears only once something ticks
 
         def advance(note: str = "") -> None:
             bar.update(task, advance=1, note=note[:40])
 
         def step(note: str = "") -> None:
-            bar.update(steps, advance=1, note=note[:40])
+            if not steps:
+                steps.append(bar.add_task("  messages", total=None, note=""))
+            bar.update(steps[0], advance=1, note=note[:40])
 
         _tick = step
         try:
