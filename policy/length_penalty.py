@@ -141,7 +141,7 @@ def with_length_penalty(
             log_metric("length_penalty/frac_penalised", hit / max(len(scores), 1))
         return penalised
 
-    if inspect.iscoroutinefunction(reward_fn):
+    if inspect.iscoroutinefunction(reward_fn) or inspect.iscoroutinefunction(type(reward_fn).__call__):
 
         @functools.wraps(reward_fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> list[float | None]:

@@ -96,3 +96,16 @@ def test_wrapper_on_async_reward() -> None:
     out = asyncio.run(wrapped(prompts=["p", "p"], completions=["x" * 10, "x" * 20]))
     # p80 of [0.9, 0.95] = 0.94; only the 0.95 one (20 chars) is good and it is the shortest good one
     assert out == pytest.approx([0.9, 0.95])
+
+
+def test_wrapper_on_async_callable_object() -> None:
+    class Judged:
+        __name__ = "judged_reward"
+
+        async def __call__(self, prompts, completions, **kwargs):
+            return [1.0, 1.0]
+
+    wrapped = with_length_penalty(Judged(), 2, CONFIG)
+    assert wrapped.__name__ == "judged_reward"
+    out = asyncio.run(wrapped(prompts=["p", "p"], completions=["a", "b"], completion_ids=[[1] * 5, [1] * 10]))
+    assert out == pytest.approx([1.0, 1.0 - 0.2 * 5 / 10])

@@ -1,0 +1,114 @@
+"""Staged GRPO on the embedded model: each stage trains (parameters change), resume continues.
+
+Tiny settings (2 completions of a few tokens per step) keep each step to seconds on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from policy.grpo import MedGRPOConfig, StageConfig, StageConfigError, load_stage_config, run_stage, run_stages
+from verifier.graders import HybridGrader
+
+# With a few tokens from a 135M model every completion of a group may score the same, and then GRPO has
+# no advantage and nothing moves. A negative threshold turns the conditional length penalty on for
+# every group, so completions of different lengths always differ in reward: the trainer must learn.
+ALWAYS_PENALISE = {"threshold": -1.0, "weight": 0.5}
+TINY = {
+    "num_generations": 2, "per_device_train_batch_size": 2, "max_completion_length": 12,
+    "learning_rate": 5e-4, "save_steps": 1, "seed": 1, "disable_tqdm": True,
+}
+
+
+def _changed(embedded, folder: Path) -> int:
+    trained = load_file(str(folder / "model.safetensors"))
+    base = embedded.model.state_dict()
+    return sum(1 for name, value in trained.items() if name in base and not torch.equal(value, base[name]))
+
+
+def test_defaults_follow_dapo_and_yaml_overrides() -> None:
+    args = MedGRPOConfig(output_dir="/tmp/x")
+    assert (args.beta, args.epsilon_high, args.loss_type, args.scale_rewards) == (0.0, 0.28, "dapo", "none")
+    config = StageConfig(stage="rule", trainer={"beta": 0.04, "loss_type": "grpo"})
+    assert config.trainer["beta"] == 0.04
+
+
+def test_bad_yaml_names_file_line_and_field(tmp_path) -> None:
+    path = tmp_path / "stage.yaml"
+    path.write_text("stage: rule\nlength_penalty:\n  quantile: 80\n  weight: -1\n")
+    with pytest.raises(StageConfigError, match=r"stage.yaml:4: field 'length_penalty.weight'"):
+        load_stage_config(path)
+    path.write_text("stage: rule\ntrainer:\n  learning_rte: 0.1\n")
+    with pytest.raises(StageConfigError, match=r"stage.yaml:2: field 'trainer'.*learning_rte"):
+        load_stage_config(path)
+    path.write_text("stage: sideways\n")
+    with pytest.raises(StageConfigError, match=r"stage.yaml:1: field 'stage'"):
+        load_stage_config(path)
+
+
+def test_project_stage_configs_load(repo_root) -> None:
+    for stage in ("rule", "rubric", "multiturn"):
+        assert load_stage_config(repo_root / "data" / "train" / f"{stage}.yaml").stage == stage
+
+
+def test_rule_stage_trains_and_resumes_after_a_kill(embedded, tmp_path) -> None:
+    items = tmp_path / "items.jsonl"
+    rows = [
+        {"id": f"q{i}", "case_id": "toy", "kind": "diagnosis_mcq", "split": "train", "letter": "A", "accepted": ["yes"],
+         "prompt": [{"role": "user", "content": f"Question {i}: pick A.\nA) yes\nB) no\nReply: ANSWER: <letter>"}]}
+        for i in range(4)
+    ]
+    items.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    config = StageConfig(stage="rule", data={"train": [str(items)]}, length_penalty=ALWAYS_PENALISE, trainer=TINY)
+    out = tmp_path / "rule"
+    first = run_stage(config, out, overrides={"max_steps": 1})  # "killed" after step 1: only its checkpoint stays
+    assert first.global_step == 1 and (out / "checkpoint-1").is_dir()
+    second = run_stage(config, out, resume=True, overrides={"max_steps": 2})
+    assert second.resumed_from and second.resumed_from.endswith("checkpoint-1")
+    assert second.global_step == 2
+    assert _changed(embedded, Path(second.final_model)) > 0
+    steps = [json.loads(line)["step"] for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert 1 in steps and 2 in steps
+    logged = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert any("rewards/rule_reward/mean" in r for r in logged)
+    assert any(r.get("length_penalty/frac_penalised", 0) > 0 for r in logged)
+
+
+def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    rubric = [
+        {"criterion": "short", "points": 2, "tags": ["axis:communication"], "check": {"kind": "word_limit", "max_words": 4}},
+        {"criterion": "mentions rest", "points": 1, "tags": ["axis:completeness"],
+         "check": {"kind": "mentions_any", "terms": ["rest", "the", "you"]}},
+    ]
+    tasks.write_text("".join(
+        json.dumps({"prompt_id": f"t{i}", "prompt": [{"role": "user", "content": f"I have a cold ({i}). Advice?"}],
+                    "rubrics": rubric}) + "\n" for i in range(2)
+    ))
+    rubric_cfg = StageConfig(stage="rubric", data={"train": [str(tasks)], "case_prompts": False},
+                             length_penalty=ALWAYS_PENALISE, trainer=TINY)
+    multi_cfg = StageConfig(
+        stage="multiturn",
+        data={"cases": ["acs-stemi"]},
+        rollout={"max_turns": 2, "turn_tokens": 12, "max_completion_tokens": 64, "patient_max_tokens": 12,
+                 "drop_void": False},
+        length_penalty=ALWAYS_PENALISE,
+        trainer=TINY,
+    )
+    results = run_stages(
+        [(rubric_cfg, tmp_path / "rubric"), (multi_cfg, tmp_path / "multiturn")],
+        overrides={"max_steps": 2}, patient=local_client, grader=HybridGrader(None),
+    )
+    assert [r.stage for r in results] == ["rubric", "multiturn"]
+    assert all(r.global_step == 2 for r in results)
+    assert _changed(embedded, Path(results[0].final_model)) > 0
+    rubric_final = load_file(str(Path(results[0].final_model) / "model.safetensors"))
+    multi_final = load_file(str(Path(results[1].final_model) / "model.safetensors"))
+    assert any(not torch.equal(rubric_final[k], multi_final[k]) for k in multi_final)  # multi-turn trained on top
+    logged = [json.loads(line) for line in (tmp_path / "multiturn" / "metrics.jsonl").read_text().splitlines()]
+    assert any("rewards/consultation_reward/mean" in r for r in logged)
