@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -121,6 +122,8 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="medverifier-bench-"))
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    # `timeout`/Ctrl-C send SIGTERM/SIGINT: exit through `finally` so the server is not left running.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     process = start_server(port, workdir, args.max_batch_size, args.timeout)
     try:
         wait_ready(url, process, workdir)

@@ -45,8 +45,15 @@ def _field(loc: tuple[object, ...]) -> str:
     return ".".join(parts) or "body"
 
 
-def _validation_response(exc: RequestValidationError) -> JSONResponse:
+def _validation_response(request: Request, exc: RequestValidationError) -> JSONResponse:
     errors = exc.errors()
+    content_type = request.headers.get("content-type", "")
+    if request.method in ("POST", "PUT", "PATCH") and "json" not in content_type and any(
+        tuple(e.get("loc", ())) == ("body",) for e in errors
+    ):
+        return _error(415 if content_type else 422,
+                      f"the body must be JSON: send the header 'Content-Type: application/json' "
+                      f"(got {content_type or 'none'!r})", "invalid_request_error", code="unsupported_media_type")
     for error in errors:
         if error.get("type") == "json_invalid":
             detail = (error.get("ctx") or {}).get("error", "invalid JSON")
@@ -161,8 +168,8 @@ def create_app(
         return JSONResponse(exc.body.model_dump(), status_code=exc.status, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return _validation_response(exc)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _validation_response(request, exc)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:

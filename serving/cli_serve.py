@@ -25,11 +25,9 @@ def serve(
     log_level: str = typer.Option("info", help="uvicorn's log level."),
 ) -> None:
     """Serve consultations, OpenAI-compatible chat, the verifier API and the web page."""
-    import uvicorn
     from pydantic import ValidationError
 
-    from policy.model import ModelNotAvailableError
-    from serving.app import create_app
+    from policy.model import ModelNotAvailableError, resolve_model_path
     from serving.settings import Settings
 
     overrides: dict[str, object] = {"model": model, "base_url": base_url}
@@ -51,6 +49,12 @@ def serve(
         settings.api_keys = [generated]
         typer.echo(f"no API key configured; generated one for this run: {generated}")
     try:
+        if settings.base_url is None:
+            resolve_model_path(settings.model)  # fail fast, before the heavy imports
+        import uvicorn
+
+        from serving.app import create_app
+
         app = create_app(settings)
     except ModelNotAvailableError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -27,6 +27,7 @@ from serving.routes_common import (
     stream_within,
     within,
 )
+from verifier.llm import LLMError
 from verifier.types import Message
 
 router = APIRouter(prefix="/v1", tags=["openai"], responses=ERROR_RESPONSES)
@@ -160,6 +161,8 @@ async def chat_completions(
     async with state.admission.slot():
         try:
             completion = await within(client.complete(messages, **options), settings.request_timeout_s)
+        except LLMError as exc:
+            raise ApiError(502, f"the model server failed: {exc}", type="upstream_error") from exc
         except ValueError as exc:  # the client's own input checks (e.g. the context length)
             raise ApiError(400, str(exc), param="messages") from exc
     state.metrics.add_completion_tokens(completion.usage.completion_tokens)
@@ -208,7 +211,7 @@ async def _sse(
     except ApiError as exc:
         state.metrics.rejected.labels(exc.body.error.code or "error").inc()  # type: ignore[attr-defined]
         yield f"data: {exc.body.model_dump_json()}\n\n"
-    except ValueError as exc:  # the client's own input checks (e.g. the context length)
+    except (ValueError, LLMError) as exc:  # input checks (e.g. the context length) or the model server
         error = ErrorBody(error=ErrorDetail(message=str(exc), type="invalid_request_error", param="messages"))
         yield f"data: {error.model_dump_json()}\n\n"
     finally:

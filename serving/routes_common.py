@@ -49,7 +49,7 @@ class ApiError(Exception):
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
-    code: {"model": ErrorBody} for code in (400, 401, 404, 413, 422, 503, 504)
+    code: {"model": ErrorBody} for code in (400, 401, 404, 413, 415, 422, 502, 503, 504)
 }
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from serving.auth import Tenant, require_tenant
 from serving.routes_common import ERROR_RESPONSES, ApiError, ErrorBody, ErrorDetail, not_found, stream_within
 from serving.sessions import Consultation, ConsultationStore, ConsultationSummary, Reply
+from verifier.llm import LLMError
 
 router = APIRouter(prefix="/v1/consultations", tags=["consultations"], responses=ERROR_RESPONSES)
 
@@ -112,6 +113,10 @@ async def send_message(
         async for item in stream_within(pieces, settings.request_timeout_s):
             if isinstance(item, Reply):
                 reply = item
+    except LLMError as exc:
+        raise ApiError(502, f"the model server failed: {exc}", type="upstream_error") from exc
+    except ValueError as exc:  # the client's own input checks (e.g. the context length)
+        raise ApiError(400, str(exc), param="content") from exc
     finally:
         state.admission.release()
     assert reply is not None  # ConsultationStore.send always ends with the Reply

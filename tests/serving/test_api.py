@@ -162,3 +162,11 @@ def test_metrics_report_requests_queue_and_tokens(live: Server) -> None:
     assert float(rate.split()[-1]) > 0  # earlier tests in this module generated tokens
     assert "medverifier_http_request_duration_seconds_bucket" in text
     assert isinstance(httpx.get(f"{live.url}/healthz").json(), dict)
+
+
+def test_a_form_encoded_body_is_told_to_send_json(live: Server) -> None:
+    with live.client() as http:  # what `curl -d '{...}'` sends without -H 'Content-Type: application/json'
+        response = http.post("/v1/consultations", content=b'{"title": "x"}',
+                             headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 415
+    assert "Content-Type: application/json" in response.json()["error"]["message"]

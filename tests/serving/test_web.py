@@ -35,7 +35,11 @@ def test_clinician_types_a_message_and_sees_the_streamed_reply(live: Server, bro
     page.click("#save-key")
     page.fill("#input", "A 30-year-old with a sore throat and fever. What next?")
     page.click("#send")
-    page.wait_for_selector("#sessions li", timeout=120_000)  # the list refreshes once the reply is done
+    # The send button comes back and the session list refreshes once the reply has been stored.
+    page.wait_for_function(
+        "!document.getElementById('send').disabled && document.querySelectorAll('#sessions li').length > 0",
+        timeout=120_000,
+    )
     reply = page.locator("#messages li.assistant").last.inner_text()
     assert reply.strip() and reply != "…"
     assert page.locator("#messages li.error").count() == 0
