@@ -54,6 +54,9 @@ def test_openai_sdk_sync_and_streaming(live: Server) -> None:
 
 
 def test_consultation_lifecycle_and_tenant_isolation(live: Server) -> None:
+    from patient_sim.prompts import DOCTOR_SYSTEM_PROMPT
+
+    assert live.app.state.consultations.system_prompt == DOCTOR_SYSTEM_PROMPT  # the agent's own prompt
     with live.client(KEY_A) as alice, live.client(KEY_B) as bob:
         created = alice.post("/v1/consultations", json={"title": "chest pain"})
         assert created.status_code == 201
