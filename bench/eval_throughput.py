@@ -8,7 +8,10 @@ are run three times into separate throw-away run folders:
 * ``ray``         — Ray executor on a local 2-CPU cluster (2 actors, each loading its own model copy;
   the actors' start-up and model load are inside the timing, as they are for a real user).
 
-The local model is loaded and warmed up before timing. Prints ONE JSON line.
+The local model is loaded and warmed up before timing. Prints ONE JSON line. The doctor samples at
+temperature 0.7 with per-request seeds, and batching changes float rounding, so the three modes do not
+produce identical transcripts: the token counts and tokens/s of the local modes are printed beside
+examples/minute so that a mode that happened to generate more text is visible.
 
     .venv/bin/python bench/eval_throughput.py            # 4 cases, up to 3 doctor turns
     .venv/bin/python bench/eval_throughput.py --size 2   # quicker
@@ -70,7 +73,14 @@ def main() -> None:
             modes.append(("ray", RayExecutor(concurrency=args.size, num_cpus=2)))
         for name, executor in modes:
             evaluation = build_demo(options, runs_dir=runs, run_name=name)
+            tokens, passes, batches = client.generated_tokens, client.forward_passes, len(client.batch_sizes)
             seconds, finished = asyncio.run(_timed(evaluation, executor))
+            if name != "ray":  # the Ray actors' own model copies keep their counters to themselves
+                sizes = client.batch_sizes[batches:]
+                figures[f"{name}_tokens"] = client.generated_tokens - tokens
+                figures[f"{name}_tokens_per_s"] = round((client.generated_tokens - tokens) / seconds, 1)
+                figures[f"{name}_forward_passes"] = client.forward_passes - passes
+                figures[f"{name}_mean_batch"] = round(sum(sizes) / len(sizes), 2) if sizes else None
             figures[f"{name}_seconds"] = round(seconds, 2)
             figures[f"{name}_finished"] = finished
             figures[f"{name}_examples_per_min"] = round(60 * finished / seconds, 2) if seconds else None
