@@ -14,6 +14,7 @@ Rules, each decidable without a model (the embedded model is too weak to police 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pydantic import BaseModel
 
@@ -36,7 +37,7 @@ COMMON = frozenset(
 _ROLE_RE = re.compile(
     r"\b(as an ai|language model|assistant|doctor\s*:|patient\s*:|user\s*:|system prompt|case file|"
     r"request test|diagnos\w*|my instructions|help you|here to help|assist you|how can i help|short sentences?|one sentence|first person|"
-    r"role[- ]?play|these facts)\b",
+    r"role[- ]?play|these facts|i'?m (a |not a )?(doctor|medic|nurse|physician)|i am (a |not a )?(doctor|medic))\b",
     re.IGNORECASE,
 )
 _GENERIC_DX_WORDS = frozenset(
@@ -45,7 +46,7 @@ _GENERIC_DX_WORDS = frozenset(
     infection episode type with from the and of due to moderate mild moderately major minor tract
     uncomplicated complicated inflammation""".split()
 )
-LEAK_REASONS = frozenset({"diagnosis", "number", "hidden", "role", "contradiction"})
+LEAK_REASONS = frozenset({"diagnosis", "number", "hidden", "role", "contradiction", "invented"})
 _HEDGES_RE = re.compile(
     r"\b(i'?m not (really |quite |too )?sure|not sure|i (do not|don'?t) (really )?(know|remember|recall)|"
     r"not that i (know|remember|recall)|i can'?t (really )?(say|remember|recall)|no idea|i'?m not certain)\b",
@@ -115,7 +116,8 @@ class LeakChecker:
         for token in reply_tokens:
             if token in self.banned_words and token not in allowed_tokens:
                 return CheckResult(ok=False, reason="diagnosis", detail=token)
-        extra_numbers = tx.numbers(reply) - tx.numbers(allowed)
+        # Numbers only from the facts selected for this turn ("20 cigarettes" must not become "20 years").
+        extra_numbers = tx.numbers(reply) - tx.numbers("\n".join(selected or []))
         if extra_numbers:
             return CheckResult(ok=False, reason="number", detail=", ".join(sorted(extra_numbers)))
         # Question words are not exempt: echoing "did the scan show a clot?" would confirm a guess.
@@ -124,6 +126,9 @@ class LeakChecker:
         if leaked:
             return CheckResult(ok=False, reason="hidden", detail=", ".join(dict.fromkeys(leaked)))
         question_tokens = set(tx.tokens(question))
+        invented = [t for t in reply_tokens if t in medical_lexicon() and t not in allowed_tokens]
+        if invented:
+            return CheckResult(ok=False, reason="invented", detail=", ".join(dict.fromkeys(invented)))
         unsupported = [
             t for t in reply_tokens
             if t not in allowed_tokens and t not in COMMON and t not in question_tokens and not t.isdigit()
@@ -133,7 +138,7 @@ class LeakChecker:
         if kind in _KIND_RE and not _KIND_RE[kind].search(reply):
             return CheckResult(ok=False, reason="off_task", detail=f"not a {kind} reply")
         if kind == "facts" and selected:
-            wanted = set(tx.tokens(" ".join(selected))) - COMMON
+            wanted = set(tx.tokens(" ".join(selected)))
             if wanted and not wanted & set(reply_tokens):
                 return CheckResult(ok=False, reason="off_task", detail="states none of the selected facts")
             # Polarity: "I do not smoke" must not answer the fact "Smokes 20 a day" (and vice versa).
@@ -144,3 +149,22 @@ class LeakChecker:
             if not reply_negative and all(facts_negative):
                 return CheckResult(ok=False, reason="contradiction", detail="affirms a negative fact")
         return CheckResult(ok=True)
+
+
+@lru_cache(maxsize=1)
+def medical_lexicon() -> frozenset[str]:
+    """Clinical vocabulary (every word of the project's cases, less glue words): a reply may use such a
+    word only when its allowed facts do, so a weak model cannot invent a symptom, drug or body part."""
+    from patient_sim.cases import project_cases
+
+    words: set[str] = set()
+    for case in project_cases():
+        text = " ".join(
+            [case.chief_complaint, case.history_of_present_illness, case.final_diagnosis,
+             *case.primary_symptoms, *case.secondary_symptoms, *case.past_medical_history,
+             *case.social_history, *case.family_history, *case.medications, *case.allergies,
+             *case.review_of_systems, *case.physical_exam, *case.physical_exam.values(),
+             *case.test_results, *case.test_results.values(), *case.diagnosis_synonyms, *case.differential]
+        )
+        words.update(t for t in tx.tokens(text) if not t.isdigit() and len(t) > 2)
+    return frozenset(words - COMMON)

@@ -43,6 +43,8 @@ _OPEN_QUESTION_RE = re.compile(
     re.IGNORECASE,
 )
 _STORY_TOPICS = ("hpi", "symptoms", "complaint")
+# The story answers most questions; a review-of-systems line only when it is clearly what was asked.
+_TOPIC_WEIGHT = {"hpi": 1.2, "ros": 0.8}
 
 
 class Fact(BaseModel):
@@ -110,6 +112,7 @@ class FactIndex:
             for i, score in enumerate(scores):
                 # Prefer what has not been said yet, so follow-up questions move the story on.
                 weight = 0.8 if self.facts[i].text in revealed else 1.0
+                weight *= _TOPIC_WEIGHT.get(self.facts[i].topic, 1.0)
                 scored.append((float(score) * weight, i))
         scored.sort(key=lambda pair: (-pair[0], pair[1]))
         if scored and scored[0][0] >= self.min_score:

@@ -175,6 +175,8 @@ def to_first_person(text: str) -> str:
 
 
 def lower_first(text: str) -> str:
+    if re.match(r"I\b", text):
+        return text
     if len(text) > 1 and text[0].isupper() and not text[1].isupper():
         return text[0].lower() + text[1:]
     return text
