@@ -1,22 +1,34 @@
-"""``LocalChatClient``: a transformers model behind the ``ChatClient`` protocol, with request batching.
+"""``LocalChatClient``: a transformers model behind the ``ChatClient`` protocol, with continuous batching.
 
-Concurrent ``complete()`` / ``stream()`` calls from many coroutines are put on one queue; a single
-worker takes up to ``max_batch_size`` of them (waiting ``batch_wait_ms`` for stragglers), left-pads
-them into one batch and decodes them together with a KV cache. Each row keeps its own temperature,
-seed, token limit and stop strings, so a request's output does not depend on its batch-mates (up to
-float32 batch variance, see ``tests/policy/test_local.py``).
+Concurrent ``complete()`` / ``stream()`` calls from any number of coroutines (and event loops) go
+into one inbox. A decoding thread owns the running batch: at every step it admits waiting requests
+into free slots (up to ``max_batch_size``), prefills them, splices their KV cache into the running
+one, decodes one token for every active row, and hands each finished request back to its caller at
+once — nobody waits for the longest row of "their" batch, and a request that arrives mid-decode
+joins at the next step instead of waiting for the batch to drain. ``batch_wait_ms`` is how long an
+idle thread waits for stragglers before starting a new batch.
+
+Each row keeps its own temperature, seed, token limit and stop strings, so a request's output does
+not depend on its batch-mates (up to float32 batch variance, see ``tests/policy/test_local_client.py``):
+rows are left-padded, padding is masked and positions come from the attention mask.
+
+Models whose cache is not made of plain ``DynamicLayer`` s (sliding-window or hybrid caches) cannot
+have rows spliced in; for them new requests are admitted only when the running batch has drained.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import collections
 import inspect
 import logging
 import random
 import threading
+import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
@@ -25,6 +37,22 @@ from verifier.llm import Completion, Usage
 from verifier.types import Message
 
 logger = logging.getLogger(__name__)
+
+# An idle decoding thread exits after this long; the next request starts a new one.
+IDLE_EXIT_S = 2.0
+# One decoding step at a time per model, even when several clients share it.
+_MODEL_LOCKS: weakref.WeakKeyDictionary[torch.nn.Module, threading.Lock] = weakref.WeakKeyDictionary()
+
+
+def _model_lock(model: torch.nn.Module) -> threading.Lock:
+    lock = _MODEL_LOCKS.get(model)
+    if lock is None:
+        lock = _MODEL_LOCKS.setdefault(model, threading.Lock())
+    return lock
+
+
+class ClientClosedError(RuntimeError):
+    """The client was closed while the request was waiting or decoding."""
 
 
 @dataclass
@@ -36,16 +64,77 @@ class _Request:
     seed: int
     future: asyncio.Future[Completion]
     loop: asyncio.AbstractEventLoop
-    on_text: Callable[[str], None] | None = None  # streaming callback, called from the worker thread
+    on_text: Callable[[str], None] | None = None  # streaming callback, called from the decoding thread
     generated: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
     text: str = ""
     emitted: int = 0
     finish_reason: str | None = None
+    generator: torch.Generator | None = None
+
+
+class _Batch:
+    """The running batch: its requests, their attention mask and the shared KV cache."""
+
+    def __init__(self) -> None:
+        self.rows: list[_Request] = []
+        self.attention: torch.Tensor | None = None  # [rows, width], 0 on left padding
+        self.cache: Any = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def keep(self, keep: list[int], *, spliceable: bool) -> None:
+        """Drop every row not in ``keep`` and trim padding columns no remaining row needs."""
+        if len(keep) == len(self.rows):
+            return
+        if not keep:
+            self.rows, self.attention, self.cache = [], None, None
+            return
+        index = torch.tensor(keep, device=self.attention.device)
+        self.rows = [self.rows[i] for i in keep]
+        self.attention = self.attention.index_select(0, index)
+        if not spliceable:  # a cache we cannot trim by hand: let it select its own rows
+            self.cache.batch_select_indices(index)
+            return
+        used = self.attention.any(dim=0).nonzero()
+        first = int(used[0]) if len(used) else 0
+        self.attention = self.attention[:, first:]
+        for layer in self.cache.layers:
+            layer.keys = layer.keys.index_select(0, index)[:, :, first:, :]
+            layer.values = layer.values.index_select(0, index)[:, :, first:, :]
+
+    def extend(self, rows: list[_Request], attention: torch.Tensor, cache: Any) -> None:
+        """Splice freshly prefilled rows (and their cache) into the batch, left-padding to one width."""
+        if not self.rows:
+            self.rows, self.attention, self.cache = list(rows), attention, cache
+            return
+        width = max(self.attention.shape[1], attention.shape[1])
+        self.attention = torch.cat([_pad_left(self.attention, width), _pad_left(attention, width)], dim=0)
+        for old, new in zip(self.cache.layers, cache.layers, strict=True):
+            old.keys = torch.cat([_pad_left(old.keys, width, dim=2), _pad_left(new.keys, width, dim=2)], dim=0)
+            old.values = torch.cat([_pad_left(old.values, width, dim=2), _pad_left(new.values, width, dim=2)], dim=0)
+        self.rows.extend(rows)
+
+
+def _pad_left(tensor: torch.Tensor, width: int, dim: int = 1) -> torch.Tensor:
+    missing = width - tensor.shape[dim]
+    if missing <= 0:
+        return tensor
+    shape = list(tensor.shape)
+    shape[dim] = missing
+    return torch.cat([tensor.new_zeros(shape), tensor], dim=dim)
+
+
+def _spliceable(cache: Any) -> bool:
+    from transformers.cache_utils import DynamicLayer
+
+    layers = getattr(cache, "layers", None)
+    return bool(layers) and all(type(layer) is DynamicLayer for layer in layers)
 
 
 class LocalChatClient:
-    """Batched generation on a local transformers model (CPU or GPU)."""
+    """Continuously batched generation on a local transformers model (CPU or GPU)."""
 
     def __init__(
         self,
@@ -74,14 +163,20 @@ class LocalChatClient:
             eos.add(im_end)
         self._eos_ids = {i for i in eos if i is not None}
         self._max_positions = getattr(loaded.model.config, "max_position_embeddings", 2048)
-        self._queue: asyncio.Queue[_Request] | None = None
-        self._worker: asyncio.Task[None] | None = None
+        # transformers 5.x renamed ``past_key_values`` to ``cache``; support both.
+        params = inspect.signature(loaded.model.forward).parameters
+        self._cache_arg = "cache" if "cache" in params else "past_key_values"
+        self._spliceable: bool | None = None  # learnt from the first cache the model returns
+        self._inbox: collections.deque[_Request] = collections.deque()
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._closed = False
         self._seed_rng = random.Random(0)
-        self._lock = threading.Lock()  # one batch at a time even if callers share the model elsewhere
         # Counters for tests, /metrics and benchmarks.
-        self.forward_passes = 0
-        self.batches = 0
-        self.batch_sizes: list[int] = []
+        self.forward_passes = 0  # prefill passes + decoding steps
+        self.batches = 0  # prefill passes (groups of requests admitted together)
+        self.admitted: list[int] = []  # requests admitted per prefill pass
+        self.batch_sizes: list[int] = []  # active rows in each decoding step
         self.generated_tokens = 0
 
     # ------------------------------------------------------------------ public API
@@ -102,7 +197,8 @@ class LocalChatClient:
 
     @property
     def queue_depth(self) -> int:
-        return self._queue.qsize() if self._queue is not None else 0
+        """Requests waiting for a slot in the running batch."""
+        return len(self._inbox)
 
     async def complete(
         self,
@@ -114,7 +210,7 @@ class LocalChatClient:
         seed: int | None = None,
     ) -> Completion:
         request = self._make_request(messages, max_tokens, temperature, stop, seed, on_text=None)
-        await self._submit(request)
+        self._submit(request)
         return await request.future
 
     async def stream(
@@ -135,19 +231,26 @@ class LocalChatClient:
 
         request = self._make_request(messages, max_tokens, temperature, stop, seed, on_text=on_text)
         request.future.add_done_callback(lambda _: pieces.put_nowait(None))
-        await self._submit(request)
+        self._submit(request)
         while (piece := await pieces.get()) is not None:
             if piece:
                 yield piece
         request.future.result()  # re-raise a generation error
 
     async def aclose(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
-                await self._worker
-            self._worker = None
-            self._queue = None
+        """Stop the decoding thread; requests still waiting or decoding fail with ``ClientClosedError``."""
+        with self._cond:
+            self._closed = True
+            thread = self._thread
+            self._cond.notify_all()
+        if thread is not None:
+            await asyncio.to_thread(thread.join)
+        with self._cond:
+            waiting = list(self._inbox)
+            self._inbox.clear()
+            self._closed = False  # a closed client can be used again; it starts a new thread
+        for request in waiting:
+            self._fail(request, ClientClosedError("the client was closed before the request ran"))
 
     # ------------------------------------------------------------------ queueing
     def _make_request(
@@ -183,111 +286,122 @@ class LocalChatClient:
             on_text=on_text,
         )
 
-    async def _submit(self, request: _Request) -> None:
-        loop = asyncio.get_running_loop()
-        if self._queue is None or self._worker is None or self._worker.get_loop() is not loop:
-            self._queue = asyncio.Queue()
-            self._worker = loop.create_task(self._run_worker(self._queue), name="LocalChatClient-worker")
-        await self._queue.put(request)
+    def _submit(self, request: _Request) -> None:
+        with self._cond:
+            self._inbox.append(request)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="LocalChatClient-decode", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
 
-    async def _run_worker(self, queue: asyncio.Queue[_Request]) -> None:
-        while True:
-            batch = [await queue.get()]
-            deadline = asyncio.get_running_loop().time() + self.batch_wait_ms / 1000
-            while len(batch) < self.max_batch_size:
-                timeout = deadline - asyncio.get_running_loop().time()
+    def _take(self, free: int, idle: bool) -> list[_Request] | None:
+        """Up to ``free`` waiting requests; None when the thread should exit (closed, or idle too long).
+
+        An idle thread blocks for the first request, then waits ``batch_wait_ms`` for stragglers; a
+        busy one takes whatever is waiting without delaying the running rows.
+        """
+        with self._cond:
+            if self._closed:
+                self._thread = None
+                return None
+            if idle:
+                while not self._inbox:
+                    if not self._cond.wait(timeout=IDLE_EXIT_S) and not self._inbox or self._closed:
+                        self._thread = None
+                        return None
+                deadline = time.monotonic() + self.batch_wait_ms / 1000
+                while len(self._inbox) < free and (left := deadline - time.monotonic()) > 0:
+                    self._cond.wait(timeout=left)
+            taken = [self._inbox.popleft() for _ in range(min(free, len(self._inbox)))]
+        return [r for r in taken if not r.future.cancelled()]
+
+    # ------------------------------------------------------------------ the decoding thread
+    def _run(self) -> None:
+        batch = _Batch()
+        with torch.inference_mode():
+            while True:
+                can_join = not batch or self._spliceable is not False
+                free = self.max_batch_size - len(batch) if can_join else 0
+                new = self._take(free, idle=not batch)
+                if new is None:
+                    for request in batch.rows:
+                        self._fail(request, ClientClosedError("the client was closed while decoding"))
+                    return
                 try:
-                    batch.append(queue.get_nowait() if timeout <= 0 else await asyncio.wait_for(queue.get(), timeout))
-                except (TimeoutError, asyncio.QueueEmpty):
-                    break
-            batch = [r for r in batch if not r.future.cancelled()]
-            if not batch:
-                continue
-            try:
-                await asyncio.to_thread(self._generate_batch, batch)
-            except Exception as exc:  # a failed batch fails its requests, not the worker
-                logger.exception("generation failed for a batch of %d", len(batch))
-                for request in batch:
-                    if not request.future.done():
-                        request.future.set_exception(exc)
-                continue
-            for request in batch:
-                if request.future.done():
-                    continue
-                request.future.set_result(
-                    Completion(
-                        text=request.text,
-                        tokens=request.generated,
-                        finish_reason=request.finish_reason or "length",
-                        logprobs=request.logprobs,
-                        usage=Usage(
-                            prompt_tokens=len(request.prompt_ids), completion_tokens=len(request.generated)
-                        ),
-                    )
-                )
+                    with _model_lock(self.loaded.model):
+                        if new:
+                            self._prefill(batch, new)
+                        if batch:
+                            self._step(batch)
+                except Exception as exc:  # a failed step fails its requests, not the thread
+                    logger.exception("generation failed for %d requests", len(batch) + len(new))
+                    for request in {id(r): r for r in [*batch.rows, *new]}.values():
+                        self._fail(request, exc)
+                    batch = _Batch()
 
-    # ------------------------------------------------------------------ decoding
-    @torch.inference_mode()
-    def _generate_batch(self, batch: list[_Request]) -> None:
-        with self._lock:
-            self._decode(batch)
-
-    def _decode(self, batch: list[_Request]) -> None:
+    def _prefill(self, batch: _Batch, new: list[_Request]) -> None:
         model = self.loaded.model
         device = next(model.parameters()).device
-        pad_id = self._tokenizer.pad_token_id
-        width = max(len(r.prompt_ids) for r in batch)
-        input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-        attention = torch.zeros((len(batch), width), dtype=torch.long)
-        for row, request in enumerate(batch):
+        pad_id = self._tokenizer.pad_token_id if self._tokenizer.pad_token_id is not None else 0
+        width = max(len(r.prompt_ids) for r in new)
+        input_ids = torch.full((len(new), width), pad_id, dtype=torch.long)
+        attention = torch.zeros((len(new), width), dtype=torch.long)
+        for row, request in enumerate(new):
             n = len(request.prompt_ids)
             input_ids[row, width - n :] = torch.tensor(request.prompt_ids)
             attention[row, width - n :] = 1
+            request.generator = torch.Generator().manual_seed(request.seed)
         input_ids, attention = input_ids.to(device), attention.to(device)
-        generators = [torch.Generator().manual_seed(r.seed) for r in batch]
-        active = [True] * len(batch)
-        steps = max(r.max_tokens for r in batch)
-        past = None
-        # transformers 5.x renamed ``past_key_values`` to ``cache``; support both.
-        cache_arg = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
-        step_ids = input_ids
+        positions = (attention.cumsum(-1) - 1).clamp(min=0)
+        out = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, use_cache=True)
+        self.forward_passes += 1
         self.batches += 1
+        self.admitted.append(len(new))
+        cache = getattr(out, self._cache_arg, None)
+        if cache is None:
+            cache = out.past_key_values
+        if self._spliceable is None:
+            self._spliceable = _spliceable(cache)
+        batch.extend(new, attention, cache)
+        self._sample_rows(batch, out.logits[:, -1, :], first=len(batch) - len(new))
+
+    def _step(self, batch: _Batch) -> None:
+        model = self.loaded.model
+        device = batch.attention.device
+        step_ids = torch.tensor([[r.generated[-1]] for r in batch.rows], dtype=torch.long, device=device)
+        batch.attention = torch.cat([batch.attention, batch.attention.new_ones((len(batch), 1))], dim=1)
+        positions = (batch.attention.cumsum(-1) - 1)[:, -1:]
         self.batch_sizes.append(len(batch))
-        for _ in range(steps):
-            positions = (attention.cumsum(-1) - 1).clamp(min=0)[:, -step_ids.shape[1] :]
-            out = model(
-                input_ids=step_ids,
-                attention_mask=attention,
-                position_ids=positions,
-                use_cache=True,
-                **{cache_arg: past},
-            )
-            self.forward_passes += 1
-            past = getattr(out, cache_arg)
-            logits = out.logits[:, -1, :].float().cpu()
-            logprobs = torch.log_softmax(logits, dim=-1)
-            next_ids = torch.full((len(batch),), pad_id, dtype=torch.long)
-            for row, request in enumerate(batch):
-                if not active[row]:
-                    continue
-                token = self._sample(logits[row], request.temperature, generators[row])
-                next_ids[row] = token
-                request.generated.append(token)
-                request.logprobs.append(float(logprobs[row, token]))
-                self.generated_tokens += 1
-                self._after_token(request, token)
-                if request.finish_reason is not None:
-                    active[row] = False
-            if not any(active):
-                break
-            step_ids = next_ids.unsqueeze(1).to(device)
-            attention = torch.cat(
-                [attention, torch.tensor(active, dtype=torch.long, device=device).unsqueeze(1)], dim=1
-            )
-        for request in batch:
-            if request.finish_reason is None:
-                request.finish_reason = "length"
-                self._emit(request, final=True)
+        out = model(
+            input_ids=step_ids,
+            attention_mask=batch.attention,
+            position_ids=positions,
+            use_cache=True,
+            **{self._cache_arg: batch.cache},
+        )
+        self.forward_passes += 1
+        cache = getattr(out, self._cache_arg, None)
+        if cache is not None:
+            batch.cache = cache
+        self._sample_rows(batch, out.logits[:, -1, :], first=0)
+
+    def _sample_rows(self, batch: _Batch, logits: torch.Tensor, *, first: int) -> None:
+        """Sample the next token of rows ``first..``; finished or cancelled rows leave the batch."""
+        logits = logits.float().cpu()
+        logprobs = torch.log_softmax(logits, dim=-1)
+        for offset, request in enumerate(batch.rows[first:]):
+            token = self._sample(logits[offset], request.temperature, request.generator)
+            request.generated.append(token)
+            request.logprobs.append(float(logprobs[offset, token]))
+            self.generated_tokens += 1
+            self._after_token(request, token)
+        keep = []
+        for row, request in enumerate(batch.rows):
+            if request.finish_reason is not None:
+                self._finish(request)
+            elif not request.future.cancelled():
+                keep.append(row)
+        batch.keep(keep, spliceable=bool(self._spliceable))
 
     def _sample(self, logits: torch.Tensor, temperature: float, generator: torch.Generator) -> int:
         if temperature <= 0:
@@ -334,3 +448,28 @@ class LocalChatClient:
         if safe > request.emitted:
             request.on_text(request.text[request.emitted : safe])
             request.emitted = safe
+
+    # ------------------------------------------------------------------ handing results back
+    def _finish(self, request: _Request) -> None:
+        completion = Completion(
+            text=request.text,
+            tokens=request.generated,
+            finish_reason=request.finish_reason or "length",
+            logprobs=request.logprobs,
+            usage=Usage(prompt_tokens=len(request.prompt_ids), completion_tokens=len(request.generated)),
+        )
+        self._settle(request, lambda f: f.set_result(completion))
+
+    def _fail(self, request: _Request, exc: BaseException) -> None:
+        self._settle(request, lambda f: f.set_exception(exc))
+
+    @staticmethod
+    def _settle(request: _Request, action: Callable[[asyncio.Future[Completion]], None]) -> None:
+        def settle() -> None:
+            if not request.future.done():
+                action(request.future)
+
+        try:
+            request.loop.call_soon_threadsafe(settle)
+        except RuntimeError:  # the caller's event loop is closed: nobody is waiting any more
+            pass

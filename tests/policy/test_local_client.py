@@ -56,7 +56,7 @@ async def test_greedy_alone_equals_greedy_inside_a_padded_batch(embedded):
     client = LocalChatClient(embedded, max_batch_size=8, batch_wait_ms=50)
     alone = [(await client.complete(_msgs(p), max_tokens=24)).tokens for p in PROMPTS]
     together = await asyncio.gather(*(client.complete(_msgs(p), max_tokens=24) for p in PROMPTS))
-    assert client.batch_sizes[-1] == len(PROMPTS)
+    assert client.admitted[-1] == len(PROMPTS)  # all eight were prefilled and decoded together
     assert [c.tokens for c in together] == alone
 
 
@@ -64,10 +64,46 @@ async def test_concurrent_requests_share_forward_passes(embedded):
     client = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=50)
     results = await asyncio.gather(*(client.complete(_msgs(p), max_tokens=8) for p in PROMPTS))
     tokens = sum(len(r.tokens) for r in results)
-    assert client.batch_sizes == [4, 4]  # bounded by max_batch_size
-    # One forward pass per decoding step of a batch, not per request.
-    assert client.forward_passes <= 2 * 8
-    assert tokens > client.forward_passes
+    assert max(client.batch_sizes) == 4  # bounded by max_batch_size
+    assert sum(client.admitted) == len(PROMPTS)
+    # One forward pass per decoding step of the running batch, not per request.
+    assert tokens > 2 * client.forward_passes
+
+
+async def test_a_request_joins_the_running_batch_and_leaves_when_done(embedded):
+    # Continuous batching: a request that arrives while another is decoding is admitted at the next
+    # step (not after the batch drains), comes back as soon as it is finished, and neither output
+    # depends on the other.
+    client = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0)
+    long_alone = (await client.complete(_msgs(PROMPTS[0]), max_tokens=40)).tokens
+    short_alone = (await client.complete(_msgs(PROMPTS[4]), max_tokens=6)).tokens
+    admitted_before, steps_before = len(client.admitted), len(client.batch_sizes)
+    long_task = asyncio.ensure_future(client.complete(_msgs(PROMPTS[0]), max_tokens=40))
+    while len(client.batch_sizes) < steps_before + 5:  # the long request is decoding
+        await asyncio.sleep(0.01)
+    short = await client.complete(_msgs(PROMPTS[4]), max_tokens=6)
+    assert not long_task.done(), "the short request should come back while the long one still decodes"
+    long = await long_task
+    assert client.admitted[admitted_before:] == [1, 1]
+    assert max(client.batch_sizes[steps_before:]) == 2  # they shared decoding steps
+    assert short.tokens == short_alone
+    assert long.tokens == long_alone
+
+
+async def test_closing_fails_waiting_requests_clearly(embedded):
+    from policy.local import ClientClosedError
+
+    client = LocalChatClient(embedded, max_batch_size=1, batch_wait_ms=0)
+    running = asyncio.ensure_future(client.complete(_msgs(PROMPTS[0]), max_tokens=200))
+    waiting = asyncio.ensure_future(client.complete(_msgs(PROMPTS[1]), max_tokens=8))
+    while not client.batch_sizes:
+        await asyncio.sleep(0.01)
+    await client.aclose()
+    for task in (running, waiting):
+        with pytest.raises(ClientClosedError, match="closed"):
+            await task
+    again = await client.complete(_msgs(PROMPTS[2]), max_tokens=4)  # a closed client can be reused
+    assert len(again.tokens) >= 1
 
 
 async def test_stop_strings_and_finish_reasons(local_client):
