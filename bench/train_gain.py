@@ -6,14 +6,18 @@ seeds before and after, the verifier's rule-graded consultation score.
 Prints ONE JSON line: base and trained means, the paired difference with a 95% interval (normal
 approximation over items), and wall time per training step.
 
-    python bench/train_gain.py                      # full: K=60 rule steps, 80 held-out items
+    python bench/train_gain.py                      # full: K=32 rule steps (~30 min), 80 held-out items
     python bench/train_gain.py --steps 4 --heldout 16 --max-tokens 32    # a short run
+    python bench/train_gain.py --steps 0 --multiturn-steps 6              # the multi-turn stage only
+
+Training settings default to data/train/rule.yaml, so the figures are those of the product's config.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import statistics
@@ -33,14 +37,21 @@ def paired(base: list[float], trained: list[float]) -> dict[str, float]:
     return {"diff": round(mean, 4), "ci95_low": round(mean - half, 4), "ci95_high": round(mean + half, 4)}
 
 
-async def rule_eval(model_spec: str, items: list, max_tokens: int) -> list[float]:
+async def rule_eval(model_spec: str, items: list, max_tokens: int) -> tuple[list[float], dict[str, float]]:
+    """Greedy held-out rewards, plus the two terms apart: format rate and answer accuracy."""
     from policy.local import LocalChatClient
-    from policy.rewards import RuleRewardWeights, rule_score
+    from policy.rewards import RuleRewardWeights, extract_answer, rule_match, rule_score
 
     client = LocalChatClient.from_spec(model_spec, max_batch_size=16)
     outs = await asyncio.gather(*(client.complete(i.prompt, max_tokens=max_tokens, temperature=0.0) for i in items))
     await client.aclose()
-    return [rule_score(o.text, i.accepted, i.letter, RuleRewardWeights()) for i, o in zip(items, outs, strict=True)]
+    pairs = list(zip(items, outs, strict=True))
+    scores = [rule_score(o.text, i.accepted, i.letter, RuleRewardWeights()) for i, o in pairs]
+    terms = {
+        "format_rate": round(statistics.fmean(extract_answer(o.text) is not None for _, o in pairs), 4),
+        "accuracy": round(statistics.fmean(rule_match(o.text, i.accepted, i.letter) for i, o in pairs), 4),
+    }
+    return scores, terms
 
 
 async def consult_eval(model_spec: str, cases: list, turns: int, turn_tokens: int) -> list[float]:
@@ -76,39 +87,53 @@ def train(stage: str, steps: int, out: Path, extra: dict) -> tuple[str, float]:
     if "rollout" in extra:
         config.rollout = config.rollout.model_copy(update=extra.pop("rollout"))
     started = time.perf_counter()
-    result = run_stage(config, out, overrides={"max_steps": steps, "save_steps": 10_000, "disable_tqdm": True, **extra})
+    with contextlib.redirect_stdout(sys.stderr):  # the trainer prints its logs; stdout is the one JSON line
+        result = run_stage(config, out, overrides={"max_steps": steps, "save_steps": 10_000, "disable_tqdm": True, **extra})
     return result.final_model, (time.perf_counter() - started) / max(result.global_step, 1)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=60, help="rule-stage GRPO steps (K)")
+    parser.add_argument("--steps", type=int, default=32, help="rule-stage GRPO steps (K; 0 skips the rule stage)")
     parser.add_argument("--heldout", type=int, default=80, help="held-out rule items evaluated")
-    parser.add_argument("--max-tokens", type=int, default=48, help="completion tokens (train and eval)")
-    parser.add_argument("--generations", type=int, default=4)
-    parser.add_argument("--batch", type=int, default=8, help="completions per step")
-    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--max-tokens", type=int, help="completion tokens, train and eval (default: rule.yaml)")
+    parser.add_argument("--generations", type=int, help="completions per prompt (default: rule.yaml)")
+    parser.add_argument("--batch", type=int, help="completions per step (default: rule.yaml)")
+    parser.add_argument("--lr", type=float, help="learning rate (default: rule.yaml)")
+    parser.add_argument("--temperature", type=float, help="sampling temperature in training (default: rule.yaml)")
     parser.add_argument("--multiturn-steps", type=int, default=0, help="also train/evaluate the multi-turn stage")
     parser.add_argument("--multiturn-cases", type=int, default=6)
     args = parser.parse_args()
 
+    from policy.grpo import MedGRPOConfig, default_config_path, load_stage_config
     from policy.rule_data import RULE_DATA_DIR, load_rule_items
 
-    figures: dict[str, object] = {"bench": "train_gain", "steps": args.steps, "max_tokens": args.max_tokens}
+    trainer = load_stage_config(default_config_path("rule")).trainer  # the product's rule-stage settings
+    for name, key in (("max_tokens", "max_completion_length"), ("generations", "num_generations"),
+                      ("batch", "per_device_train_batch_size"), ("lr", "learning_rate"), ("temperature", "temperature")):
+        if getattr(args, name) is None:
+            setattr(args, name, trainer.get(key, MedGRPOConfig.__dataclass_fields__[key].default))
+
+    figures: dict[str, object] = {"bench": "train_gain", "steps": args.steps, "max_tokens": args.max_tokens,
+                                  "lr": args.lr, "generations": args.generations, "batch": args.batch,
+                                  "temperature": args.temperature}
     heldout = load_rule_items(RULE_DATA_DIR / "heldout.jsonl")[: args.heldout]
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
-        base = asyncio.run(rule_eval("embedded", heldout, args.max_tokens))
-        model, per_step = train("rule", args.steps, Path(tmp) / "rule", {
-            "max_completion_length": args.max_tokens, "num_generations": args.generations,
-            "per_device_train_batch_size": args.batch, "learning_rate": args.lr,
-        })
-        trained = asyncio.run(rule_eval(model, heldout, args.max_tokens))
-        figures["rule"] = {
-            "heldout_items": len(heldout), "base": round(statistics.fmean(base), 4),
-            "trained": round(statistics.fmean(trained), 4), **paired(base, trained),
-            "s_per_step": round(per_step, 1), "wall_s": round(time.perf_counter() - t0, 1),
-        }
+        if args.steps > 0:
+            t0 = time.perf_counter()
+            base, base_terms = asyncio.run(rule_eval("embedded", heldout, args.max_tokens))
+            model, per_step = train("rule", args.steps, Path(tmp) / "rule", {
+                "max_completion_length": args.max_tokens, "num_generations": args.generations,
+                "per_device_train_batch_size": args.batch, "learning_rate": args.lr, "temperature": args.temperature,
+            })
+            trained, trained_terms = asyncio.run(rule_eval(model, heldout, args.max_tokens))
+            figures["rule"] = {
+                "heldout_items": len(heldout), "base": round(statistics.fmean(base), 4),
+                "trained": round(statistics.fmean(trained), 4), **paired(base, trained),
+                "base_terms": base_terms, "trained_terms": trained_terms,
+                "train_s": round(per_step * args.steps, 1), "s_per_step": round(per_step, 1),
+                "wall_s": round(time.perf_counter() - t0, 1),
+            }
         if args.multiturn_steps > 0:
             from patient_sim.cases import project_cases
 

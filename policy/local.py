@@ -12,8 +12,15 @@ Each row keeps its own temperature, seed, token limit and stop strings, so a req
 not depend on its batch-mates (up to float32 batch variance, see ``tests/policy/test_local_client.py``):
 rows are left-padded, padding is masked and positions come from the attention mask.
 
+Prefix caching: when a request finishes, the KV cache of its tokens is kept (LRU, bounded by
+``prefix_cache_mb``). A later prompt that starts with the same tokens — the next turn of a
+consultation, or any prompt with the same system prompt — prefills only the rest. Cached keys and
+values are exactly what a fresh prefill of those tokens computes; the cache is dropped whenever the
+model's weights change (a training step), so it never serves stale activations.
+
 Models whose cache is not made of plain ``DynamicLayer`` s (sliding-window or hybrid caches) cannot
-have rows spliced in; for them new requests are admitted only when the running batch has drained.
+have rows spliced in; for them new requests are admitted only when the running batch has drained,
+and there is no prefix caching.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from transformers.cache_utils import DynamicCache, DynamicLayer
 
 from policy.model import LoadedModel
 from verifier.llm import Completion, Usage
@@ -40,6 +48,8 @@ logger = logging.getLogger(__name__)
 
 # An idle decoding thread exits after this long; the next request starts a new one.
 IDLE_EXIT_S = 2.0
+# A cached prefix shorter than this is not worth a separate prefill pass.
+MIN_PREFIX_TOKENS = 16
 # One decoding step at a time per model, even when several clients share it.
 _MODEL_LOCKS: weakref.WeakKeyDictionary[torch.nn.Module, threading.Lock] = weakref.WeakKeyDictionary()
 
@@ -73,6 +83,46 @@ class _Request:
     generator: torch.Generator | None = None
 
 
+class _GrowingLayer(DynamicLayer):
+    """A ``DynamicLayer`` that appends into spare room instead of copying the whole cache every step.
+
+    ``DynamicLayer.update`` concatenates, which copies every row's keys and values once per decoded
+    token; with many long rows that copy costs as much as the forward pass itself. Here the tensors
+    live in a buffer with room for ``SPARE`` more tokens, and ``keys``/``values`` are views of its
+    filled part.
+    """
+
+    SPARE = 64
+
+    def __init__(self, keys: torch.Tensor, values: torch.Tensor) -> None:
+        super().__init__()
+        self.device = keys.device
+        self.is_initialized = True
+        self._adopt(keys, values, room=self.SPARE)
+
+    def _adopt(self, keys: torch.Tensor, values: torch.Tensor, room: int) -> None:
+        length = keys.shape[-2]
+        shape = (*keys.shape[:-2], length + room, keys.shape[-1])
+        self._key_buffer, self._value_buffer = keys.new_empty(shape), values.new_empty(shape)
+        self._key_buffer[..., :length, :] = keys
+        self._value_buffer[..., :length, :] = values
+        self._length = length
+        self.keys, self.values = self._key_buffer[..., :length, :], self._value_buffer[..., :length, :]
+
+    def update(
+        self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        n = key_states.shape[-2]
+        if self._length + n > self._key_buffer.shape[-2]:
+            self._adopt(self.keys, self.values, room=max(self.SPARE, n))
+        end = self._length + n
+        self._key_buffer[..., self._length : end, :] = key_states
+        self._value_buffer[..., self._length : end, :] = value_states
+        self._length = end
+        self.keys, self.values = self._key_buffer[..., :end, :], self._value_buffer[..., :end, :]
+        return self.keys, self.values
+
+
 class _Batch:
     """The running batch: its requests, their attention mask and the shared KV cache."""
 
@@ -100,20 +150,28 @@ class _Batch:
         used = self.attention.any(dim=0).nonzero()
         first = int(used[0]) if len(used) else 0
         self.attention = self.attention[:, first:]
-        for layer in self.cache.layers:
-            layer.keys = layer.keys.index_select(0, index)[:, :, first:, :]
-            layer.values = layer.values.index_select(0, index)[:, :, first:, :]
+        self.cache.layers = [
+            _GrowingLayer(layer.keys.index_select(0, index)[:, :, first:, :],
+                          layer.values.index_select(0, index)[:, :, first:, :])
+            for layer in self.cache.layers
+        ]
 
     def extend(self, rows: list[_Request], attention: torch.Tensor, cache: Any) -> None:
         """Splice freshly prefilled rows (and their cache) into the batch, left-padding to one width."""
         if not self.rows:
             self.rows, self.attention, self.cache = list(rows), attention, cache
+            if _spliceable(cache):
+                cache.layers = [_GrowingLayer(layer.keys, layer.values) for layer in cache.layers]
             return
         width = max(self.attention.shape[1], attention.shape[1])
         self.attention = torch.cat([_pad_left(self.attention, width), _pad_left(attention, width)], dim=0)
-        for old, new in zip(self.cache.layers, cache.layers, strict=True):
-            old.keys = torch.cat([_pad_left(old.keys, width, dim=2), _pad_left(new.keys, width, dim=2)], dim=0)
-            old.values = torch.cat([_pad_left(old.values, width, dim=2), _pad_left(new.values, width, dim=2)], dim=0)
+        self.cache.layers = [
+            _GrowingLayer(
+                torch.cat([_pad_left(old.keys, width, dim=2), _pad_left(new.keys, width, dim=2)], dim=0),
+                torch.cat([_pad_left(old.values, width, dim=2), _pad_left(new.values, width, dim=2)], dim=0),
+            )
+            for old, new in zip(self.cache.layers, cache.layers, strict=True)
+        ]
         self.rows.extend(rows)
 
 
@@ -126,11 +184,60 @@ def _pad_left(tensor: torch.Tensor, width: int, dim: int = 1) -> torch.Tensor:
     return torch.cat([tensor.new_zeros(shape), tensor], dim=dim)
 
 
-def _spliceable(cache: Any) -> bool:
-    from transformers.cache_utils import DynamicLayer
+@dataclass
+class _Prefix:
+    """The keys and values of ``tokens`` for every layer, shape [1, heads, len(tokens), head_dim]."""
 
+    tokens: torch.Tensor  # 1-D, int64, on CPU
+    layers: list[tuple[torch.Tensor, torch.Tensor]]
+    nbytes: int
+
+
+class _PrefixCache:
+    """Least-recently-used KV caches of finished requests, looked up by longest common token prefix."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.entries: collections.OrderedDict[int, _Prefix] = collections.OrderedDict()
+        self.nbytes = 0
+        self._next_key = 0
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.nbytes = 0
+
+    def add(self, tokens: list[int], layers: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+        nbytes = sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in layers)
+        if nbytes > self.max_bytes or len(tokens) < MIN_PREFIX_TOKENS:
+            return
+        self.entries[self._next_key] = _Prefix(torch.tensor(tokens, dtype=torch.long), layers, nbytes)
+        self._next_key += 1
+        self.nbytes += nbytes
+        while self.nbytes > self.max_bytes:
+            _, evicted = self.entries.popitem(last=False)
+            self.nbytes -= evicted.nbytes
+
+    def longest(self, prompt: list[int]) -> tuple[_Prefix, int] | None:
+        """The entry sharing the longest prefix with ``prompt`` and that length (leaving one token to prefill)."""
+        wanted = torch.tensor(prompt, dtype=torch.long)
+        best: tuple[int, int] | None = None
+        for key, entry in self.entries.items():
+            n = min(len(entry.tokens), len(wanted) - 1)
+            if n < MIN_PREFIX_TOKENS:
+                continue
+            differ = (entry.tokens[:n] != wanted[:n]).nonzero()
+            shared = int(differ[0]) if len(differ) else n
+            if shared >= MIN_PREFIX_TOKENS and (best is None or shared > best[1]):
+                best = (key, shared)
+        if best is None:
+            return None
+        self.entries.move_to_end(best[0])
+        return self.entries[best[0]], best[1]
+
+
+def _spliceable(cache: Any) -> bool:
     layers = getattr(cache, "layers", None)
-    return bool(layers) and all(type(layer) is DynamicLayer for layer in layers)
+    return bool(layers) and all(type(layer) in (DynamicLayer, _GrowingLayer) for layer in layers)
 
 
 class LocalChatClient:
@@ -144,9 +251,12 @@ class LocalChatClient:
         batch_wait_ms: float = 5.0,
         top_p: float = 1.0,
         system_prompt: str | None = None,
+        prefix_cache_mb: float = 256.0,
     ) -> None:
         if max_batch_size < 1:
             raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size}")
+        if prefix_cache_mb < 0:
+            raise ValueError(f"prefix_cache_mb must be >= 0 (0 disables prefix caching), got {prefix_cache_mb}")
         self.loaded = loaded
         self.model = loaded.name
         self.max_batch_size = max_batch_size
@@ -172,12 +282,16 @@ class LocalChatClient:
         self._thread: threading.Thread | None = None
         self._closed = False
         self._seed_rng = random.Random(0)
+        self._prefixes = _PrefixCache(int(prefix_cache_mb * 2**20))
+        self._weights_version: int | None = None
         # Counters for tests, /metrics and benchmarks.
         self.forward_passes = 0  # prefill passes + decoding steps
         self.batches = 0  # prefill passes (groups of requests admitted together)
         self.admitted: list[int] = []  # requests admitted per prefill pass
         self.batch_sizes: list[int] = []  # active rows in each decoding step
         self.generated_tokens = 0
+        self.prompt_tokens = 0  # prompt tokens of admitted requests
+        self.prefix_hit_tokens = 0  # of those, served from the prefix cache instead of prefilled
 
     # ------------------------------------------------------------------ public API
     @classmethod
@@ -340,6 +454,28 @@ class LocalChatClient:
                     batch = _Batch()
 
     def _prefill(self, batch: _Batch, new: list[_Request]) -> None:
+        """Prefill the new requests (fresh ones together, prefix-cache hits one by one) and admit them."""
+        self._drop_stale_prefixes()
+        fresh: list[_Request] = []
+        groups: list[tuple[list[_Request], torch.Tensor, Any, torch.Tensor]] = []
+        for request in new:
+            request.generator = torch.Generator().manual_seed(request.seed)
+            self.prompt_tokens += len(request.prompt_ids)
+            hit = self._prefixes.longest(request.prompt_ids) if self._spliceable else None
+            if hit is None:
+                fresh.append(request)
+            else:
+                groups.append(self._prefill_from_prefix(request, *hit))
+        if fresh:
+            groups.insert(0, self._prefill_fresh(fresh))
+        self.batches += 1
+        self.admitted.append(len(new))
+        first = len(batch)
+        for rows, attention, cache, _ in groups:
+            batch.extend(rows, attention, cache)
+        self._sample_rows(batch, torch.cat([logits for *_, logits in groups]), first=first)
+
+    def _prefill_fresh(self, new: list[_Request]) -> tuple[list[_Request], torch.Tensor, Any, torch.Tensor]:
         model = self.loaded.model
         device = next(model.parameters()).device
         pad_id = self._tokenizer.pad_token_id if self._tokenizer.pad_token_id is not None else 0
@@ -350,20 +486,59 @@ class LocalChatClient:
             n = len(request.prompt_ids)
             input_ids[row, width - n :] = torch.tensor(request.prompt_ids)
             attention[row, width - n :] = 1
-            request.generator = torch.Generator().manual_seed(request.seed)
         input_ids, attention = input_ids.to(device), attention.to(device)
         positions = (attention.cumsum(-1) - 1).clamp(min=0)
         out = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, use_cache=True)
         self.forward_passes += 1
-        self.batches += 1
-        self.admitted.append(len(new))
-        cache = getattr(out, self._cache_arg, None)
-        if cache is None:
-            cache = out.past_key_values
+        cache = self._cache_of(out)
         if self._spliceable is None:
             self._spliceable = _spliceable(cache)
-        batch.extend(new, attention, cache)
-        self._sample_rows(batch, out.logits[:, -1, :], first=len(batch) - len(new))
+        return new, attention, cache, out.logits[:, -1, :]
+
+    def _prefill_from_prefix(
+        self, request: _Request, prefix: _Prefix, shared: int
+    ) -> tuple[list[_Request], torch.Tensor, Any, torch.Tensor]:
+        """Prefill only the tokens after the ``shared`` ones whose keys and values are cached."""
+        model = self.loaded.model
+        device = next(model.parameters()).device
+        cache = DynamicCache([(k[:, :, :shared, :], v[:, :, :shared, :]) for k, v in prefix.layers])
+        n = len(request.prompt_ids)
+        input_ids = torch.tensor([request.prompt_ids[shared:]], dtype=torch.long, device=device)
+        attention = torch.ones((1, n), dtype=torch.long, device=device)
+        positions = torch.arange(shared, n, device=device).unsqueeze(0)
+        out = model(
+            input_ids=input_ids, attention_mask=attention, position_ids=positions, use_cache=True,
+            **{self._cache_arg: cache},
+        )
+        self.forward_passes += 1
+        self.prefix_hit_tokens += shared
+        return [request], attention, self._cache_of(out, default=cache), out.logits[:, -1, :]
+
+    def _cache_of(self, out: Any, default: Any = None) -> Any:
+        cache = getattr(out, self._cache_arg, None)
+        if cache is None:
+            cache = getattr(out, "past_key_values", None)
+        return cache if cache is not None else default
+
+    def _drop_stale_prefixes(self) -> None:
+        """Cached keys and values are only valid for the weights that computed them."""
+        version = sum(p._version for p in self.loaded.model.parameters())
+        if version != self._weights_version:
+            self._prefixes.clear()
+            self._weights_version = version
+
+    def _keep_prefix(self, batch: _Batch, row: int, request: _Request) -> None:
+        """Remember the keys and values of a finished row's tokens (prompt + all but the last generated)."""
+        if not self._spliceable or self._prefixes.max_bytes <= 0:
+            return
+        tokens = request.prompt_ids + request.generated[:-1]
+        width = batch.attention.shape[1]
+        n = len(tokens)
+        layers = [
+            (layer.keys[row : row + 1, :, width - n :, :].clone(), layer.values[row : row + 1, :, width - n :, :].clone())
+            for layer in batch.cache.layers
+        ]
+        self._prefixes.add(tokens, layers)
 
     def _step(self, batch: _Batch) -> None:
         model = self.loaded.model
@@ -380,9 +555,7 @@ class LocalChatClient:
             **{self._cache_arg: batch.cache},
         )
         self.forward_passes += 1
-        cache = getattr(out, self._cache_arg, None)
-        if cache is not None:
-            batch.cache = cache
+        batch.cache = self._cache_of(out, default=batch.cache)
         self._sample_rows(batch, out.logits[:, -1, :], first=0)
 
     def _sample_rows(self, batch: _Batch, logits: torch.Tensor, *, first: int) -> None:
@@ -398,6 +571,7 @@ class LocalChatClient:
         keep = []
         for row, request in enumerate(batch.rows):
             if request.finish_reason is not None:
+                self._keep_prefix(batch, row, request)
                 self._finish(request)
             elif not request.future.cancelled():
                 keep.append(row)

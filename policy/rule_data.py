@@ -26,13 +26,28 @@ from verifier.types import Case, Message
 logger = logging.getLogger(__name__)
 
 RULE_DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "rule"
-RULE_PROMPT_VERSION = "1"
+RULE_PROMPT_VERSION = "2"
 SYSTEM_PROMPT = (
     "You are a careful physician answering exam questions. Think briefly, then finish with one line "
     f"'{ANSWER_MARKER} <answer>'."
 )
 _MCQ_TAIL = f"Reply with the letter of the best option on a final line: {ANSWER_MARKER} <letter>"
 _SHORT_TAIL = f"Name the most likely diagnosis on a final line: {ANSWER_MARKER} <diagnosis>"
+# One worked example (a question no case is about) before every item, so the answer format is seen
+# once: the 135M model samples the ANSWER line in ~2% of replies without it and ~27% with it, and a
+# group whose rewards never differ gives GRPO nothing to learn from (measured on 16 train items x 8).
+_EXAMPLE_STEM = (
+    "A 30-year-old woman has had a runny nose, sneezing and a scratchy throat for two days. "
+    "No fever, no shortness of breath.\nWhat is the most likely diagnosis?"
+)
+_EXAMPLE_REASON = "Runny nose and sneezing without fever or breathlessness point to a viral upper airway infection."
+EXAMPLES: dict[str, tuple[str, str]] = {
+    "mcq": (
+        f"{_EXAMPLE_STEM}\nA) Pulmonary embolism\nB) Common cold\nC) Acute appendicitis\nD) Gout\n{_MCQ_TAIL}",
+        f"{_EXAMPLE_REASON}\n{ANSWER_MARKER} B",
+    ),
+    "short": (f"{_EXAMPLE_STEM}\n{_SHORT_TAIL}", f"{_EXAMPLE_REASON}\n{ANSWER_MARKER} Common cold"),
+}
 _LETTERS = "ABCD"
 _URGENCY = {
     "emergency": "Emergency care now (call an ambulance or go to the emergency department)",
@@ -102,6 +117,16 @@ def _mcq(stem: str, correct: str, distractors: list[str], rng: random.Random) ->
     return f"{stem}\n{lines}\n{_MCQ_TAIL}", letter
 
 
+def _prompt(user: str, example: str) -> list[Message]:
+    question, answer = EXAMPLES[example]
+    return [
+        Message(role="system", content=SYSTEM_PROMPT),
+        Message(role="user", content=question),
+        Message(role="assistant", content=answer),
+        Message(role="user", content=user),
+    ]
+
+
 def _split_of(case_id: str, heldout_fraction: float, seed: int) -> Literal["train", "heldout"]:
     digest = hashlib.sha256(f"{seed}:{case_id}".encode()).digest()
     return "heldout" if int.from_bytes(digest[:4], "big") / 2**32 < heldout_fraction else "train"
@@ -128,7 +153,7 @@ def build_rule_items(cases: list[Case], *, heldout_fraction: float = 0.2, seed: 
                     id=f"{case.id}:{kind}:{n}",
                     case_id=case.id,
                     kind=kind,
-                    prompt=[Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content=user)],
+                    prompt=_prompt(user, "short" if letter is None else "mcq"),
                     letter=letter,
                     accepted=names,
                     split=split,  # type: ignore[arg-type]

@@ -133,3 +133,34 @@ async def test_bad_requests_fail_clearly(local_client):
         await local_client.complete(_msgs("word " * 9000), max_tokens=8)
     with pytest.raises(ValueError, match="empty"):
         await local_client.complete([], max_tokens=8)
+
+
+async def test_the_next_turn_of_a_conversation_reuses_the_cached_prefix(embedded):
+    # The second turn's prompt starts with the first turn's prompt and reply: with prefix caching only
+    # the new tokens are prefilled, and the reply is the same as with a fresh prefill of everything.
+    cached = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0)
+    fresh = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0, prefix_cache_mb=0)
+    first = await cached.complete(_msgs(PROMPTS[0]), max_tokens=24)
+    second_turn = [*_msgs(PROMPTS[0]), Message(role="assistant", content=first.text), *_msgs("And what should I do?")]
+    hits_before = cached.prefix_hit_tokens
+    reused = await cached.complete(second_turn, max_tokens=24)
+    hit = cached.prefix_hit_tokens - hits_before
+    assert hit >= len(cached.render_prompt(_msgs(PROMPTS[0]))) - 3  # at least the first turn's prompt
+    assert hit < len(cached.render_prompt(second_turn))
+    assert reused.tokens == (await fresh.complete(second_turn, max_tokens=24)).tokens
+    assert fresh.prefix_hit_tokens == 0
+
+
+async def test_cached_prefixes_are_dropped_when_the_weights_change(embedded):
+    import torch
+
+    client = LocalChatClient(embedded, max_batch_size=2, batch_wait_ms=0)
+    await client.complete(_msgs(PROMPTS[1]), max_tokens=4)
+    assert client._prefixes.entries
+    with torch.no_grad():  # an in-place update like an optimizer step's (adding 0 leaves the values)
+        next(embedded.model.parameters()).add_(0.0)
+    before = client.prefix_hit_tokens
+    await client.complete(_msgs(PROMPTS[1]), max_tokens=4)
+    assert client.prefix_hit_tokens == before, "a prefix computed with the old weights was reused"
+    await client.complete(_msgs(PROMPTS[1]), max_tokens=4)
+    assert client.prefix_hit_tokens > before  # with unchanged weights the cache serves again
