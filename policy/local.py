@@ -83,46 +83,6 @@ class _Request:
     generator: torch.Generator | None = None
 
 
-class _GrowingLayer(DynamicLayer):
-    """A ``DynamicLayer`` that appends into spare room instead of copying the whole cache every step.
-
-    ``DynamicLayer.update`` concatenates, which copies every row's keys and values once per decoded
-    token; with many long rows that copy costs as much as the forward pass itself. Here the tensors
-    live in a buffer with room for ``SPARE`` more tokens, and ``keys``/``values`` are views of its
-    filled part.
-    """
-
-    SPARE = 64
-
-    def __init__(self, keys: torch.Tensor, values: torch.Tensor) -> None:
-        super().__init__()
-        self.device = keys.device
-        self.is_initialized = True
-        self._adopt(keys, values, room=self.SPARE)
-
-    def _adopt(self, keys: torch.Tensor, values: torch.Tensor, room: int) -> None:
-        length = keys.shape[-2]
-        shape = (*keys.shape[:-2], length + room, keys.shape[-1])
-        self._key_buffer, self._value_buffer = keys.new_empty(shape), values.new_empty(shape)
-        self._key_buffer[..., :length, :] = keys
-        self._value_buffer[..., :length, :] = values
-        self._length = length
-        self.keys, self.values = self._key_buffer[..., :length, :], self._value_buffer[..., :length, :]
-
-    def update(
-        self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        n = key_states.shape[-2]
-        if self._length + n > self._key_buffer.shape[-2]:
-            self._adopt(self.keys, self.values, room=max(self.SPARE, n))
-        end = self._length + n
-        self._key_buffer[..., self._length : end, :] = key_states
-        self._value_buffer[..., self._length : end, :] = value_states
-        self._length = end
-        self.keys, self.values = self._key_buffer[..., :end, :], self._value_buffer[..., :end, :]
-        return self.keys, self.values
-
-
 class _Batch:
     """The running batch: its requests, their attention mask and the shared KV cache."""
 
@@ -150,28 +110,20 @@ class _Batch:
         used = self.attention.any(dim=0).nonzero()
         first = int(used[0]) if len(used) else 0
         self.attention = self.attention[:, first:]
-        self.cache.layers = [
-            _GrowingLayer(layer.keys.index_select(0, index)[:, :, first:, :],
-                          layer.values.index_select(0, index)[:, :, first:, :])
-            for layer in self.cache.layers
-        ]
+        for layer in self.cache.layers:
+            layer.keys = layer.keys.index_select(0, index)[:, :, first:, :]
+            layer.values = layer.values.index_select(0, index)[:, :, first:, :]
 
     def extend(self, rows: list[_Request], attention: torch.Tensor, cache: Any) -> None:
         """Splice freshly prefilled rows (and their cache) into the batch, left-padding to one width."""
         if not self.rows:
             self.rows, self.attention, self.cache = list(rows), attention, cache
-            if _spliceable(cache):
-                cache.layers = [_GrowingLayer(layer.keys, layer.values) for layer in cache.layers]
             return
         width = max(self.attention.shape[1], attention.shape[1])
         self.attention = torch.cat([_pad_left(self.attention, width), _pad_left(attention, width)], dim=0)
-        self.cache.layers = [
-            _GrowingLayer(
-                torch.cat([_pad_left(old.keys, width, dim=2), _pad_left(new.keys, width, dim=2)], dim=0),
-                torch.cat([_pad_left(old.values, width, dim=2), _pad_left(new.values, width, dim=2)], dim=0),
-            )
-            for old, new in zip(self.cache.layers, cache.layers, strict=True)
-        ]
+        for old, new in zip(self.cache.layers, cache.layers, strict=True):
+            old.keys = torch.cat([_pad_left(old.keys, width, dim=2), _pad_left(new.keys, width, dim=2)], dim=0)
+            old.values = torch.cat([_pad_left(old.values, width, dim=2), _pad_left(new.values, width, dim=2)], dim=0)
         self.rows.extend(rows)
 
 
@@ -237,7 +189,7 @@ class _PrefixCache:
 
 def _spliceable(cache: Any) -> bool:
     layers = getattr(cache, "layers", None)
-    return bool(layers) and all(type(layer) in (DynamicLayer, _GrowingLayer) for layer in layers)
+    return bool(layers) and all(type(layer) is DynamicLayer for layer in layers)
 
 
 class LocalChatClient:
