@@ -372,7 +372,8 @@ class LocalChatClient:
                 return None
             if idle:
                 while not self._inbox:
-                    if not self._cond.wait(timeout=IDLE_EXIT_S) and not self._inbox or self._closed:
+                    timed_out = not self._cond.wait(timeout=IDLE_EXIT_S)
+                    if self._closed or (timed_out and not self._inbox):
                         self._thread = None
                         return None
                 deadline = time.monotonic() + self.batch_wait_ms / 1000

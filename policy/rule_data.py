@@ -26,7 +26,6 @@ from verifier.types import Case, Message
 logger = logging.getLogger(__name__)
 
 RULE_DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "rule"
-RULE_PROMPT_VERSION = "2"
 SYSTEM_PROMPT = (
     "You are a careful physician answering exam questions. Think briefly, then finish with one line "
     f"'{ANSWER_MARKER} <answer>'."
