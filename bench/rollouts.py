@@ -55,6 +55,9 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
         figures[f"{mode}_mean_batch"] = round(sum(client.batch_sizes) / max(1, len(client.batch_sizes)), 2)
         figures[f"{mode}_generated_tokens"] = client.generated_tokens
         figures[f"{mode}_prompt_tokens"] = client.prompt_tokens
+        figures[f"{mode}_prefill_s"] = round(client.prefill_seconds, 1)
+        figures[f"{mode}_decode_s"] = round(client.decode_seconds, 1)
+        figures[f"{mode}_decode_steps"] = len(client.batch_sizes)
         figures[f"{mode}_prefix_hit_share"] = round(client.prefix_hit_tokens / max(1, client.prompt_tokens), 3)
         replies += sum(r.patient_replies for r in results)
         fallbacks += sum(r.fallbacks for r in results)

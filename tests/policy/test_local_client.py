@@ -151,6 +151,20 @@ async def test_the_next_turn_of_a_conversation_reuses_the_cached_prefix(embedded
     assert fresh.prefix_hit_tokens == 0
 
 
+async def test_requests_arriving_together_prefill_their_shared_start_once(embedded):
+    # Like 16 consultations opening at once: the same long system prompt, different questions. The
+    # first is prefilled whole, the others only after the shared start — and answer as a fresh prefill.
+    system = Message(role="system", content="You are a careful, friendly physician. " * 6)
+    chats = [[system, *_msgs(p)] for p in PROMPTS[:4]]
+    cached = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=50)
+    fresh = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=50, prefix_cache_mb=0)
+    together = await asyncio.gather(*(cached.complete(c, max_tokens=12) for c in chats))
+    assert cached.admitted == [4]  # admitted in one go
+    shared = len(cached.render_prompt([system])) - 5
+    assert cached.prefix_hit_tokens >= 3 * shared  # three followers reused the first one's start
+    assert [c.tokens for c in together] == [(await fresh.complete(c, max_tokens=12)).tokens for c in chats]
+
+
 async def test_cached_prefixes_are_dropped_when_the_weights_change(embedded):
     import torch
 
@@ -164,3 +178,59 @@ async def test_cached_prefixes_are_dropped_when_the_weights_change(embedded):
     assert client.prefix_hit_tokens == before, "a prefix computed with the old weights was reused"
     await client.complete(_msgs(PROMPTS[1]), max_tokens=4)
     assert client.prefix_hit_tokens > before  # with unchanged weights the cache serves again
+
+
+def test_roomy_cache_layer_appends_in_place_and_pads_joined_rows_with_zeros():
+    import torch
+
+    from policy.local import _RoomyLayer
+
+    short = torch.randn(1, 3, 2, 4), torch.randn(1, 3, 2, 4)
+    long = torch.randn(2, 3, 5, 4), torch.randn(2, 3, 5, 4)
+    layer = _RoomyLayer.stacked([long, short], width=5)
+    assert layer.keys.shape == (3, 3, 5, 4)
+    assert torch.equal(layer.keys[:2], long[0]) and torch.equal(layer.values[2, :, 3:], short[1][0])
+    assert not layer.keys[2, :, :3].any()  # left padding of the shorter row is zero, never garbage
+    buffer = layer._keys.data_ptr()
+    for step in range(70):  # one column per decoding step, written into the spare room
+        new = torch.full((3, 3, 1, 4), float(step)), torch.full((3, 3, 1, 4), -float(step))
+        keys, values = layer.update(*new)
+        assert keys.shape[2] == 6 + step and torch.equal(keys[:, :, -1:], new[0]) and torch.equal(values[:, :, -1:], new[1])
+        if step < 60:
+            assert layer._keys.data_ptr() == buffer  # no reallocation while there is room
+    assert layer._keys.data_ptr() != buffer  # grown once the room ran out, tokens kept
+    assert torch.equal(layer.keys[:2, :, :5], long[0]) and layer.get_seq_length() == 75
+
+
+def test_prefix_cache_keeps_one_entry_per_growing_conversation():
+    import torch
+
+    from policy.local import _PrefixCache
+
+    def kv(n: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        return [(torch.zeros(1, 1, n, 2), torch.zeros(1, 1, n, 2))]
+
+    cache = _PrefixCache(max_bytes=10_000)
+    turn1, turn2, other = list(range(20)), list(range(30)), [7] * 25
+    cache.add(turn1, kv(20))
+    cache.add(other, kv(25))
+    cache.add(turn2, kv(30))  # the next turn covers the first: its entry replaces it
+    assert sorted(len(e.tokens) for e in cache.entries.values()) == [25, 30]
+    cache.add(turn1, kv(20))  # already covered by the longer entry: nothing added
+    assert len(cache.entries) == 2 and cache.nbytes == 4 * 2 * 2 * (25 + 30)
+    entry, shared = cache.longest(turn2 + [99])
+    assert shared == 30 and len(entry.tokens) == 30
+
+
+def test_sampling_follows_the_softmax_and_top_p():
+    import torch
+
+    from policy.local import sample_token
+
+    logits = torch.log(torch.tensor([0.1, 0.0, 0.6, 0.3]))
+    generator = torch.Generator().manual_seed(0)
+    draws = [sample_token(logits, 1.0, 1.0, generator) for _ in range(4000)]
+    shares = [draws.count(i) / len(draws) for i in range(4)]
+    assert shares[1] == 0 and abs(shares[0] - 0.1) < 0.02 and abs(shares[2] - 0.6) < 0.03 and abs(shares[3] - 0.3) < 0.03
+    assert set(sample_token(logits, 1.0, 0.5, generator) for _ in range(200)) == {2}  # top-p keeps the 0.6 token
+    assert sample_token(logits, 0.0, 1.0, generator) == 2
