@@ -37,7 +37,7 @@ def paired(base: list[float], trained: list[float]) -> dict[str, float]:
     return {"diff": round(mean, 4), "ci95_low": round(mean - half, 4), "ci95_high": round(mean + half, 4)}
 
 
-async def rule_eval(model_spec: str, items: list, max_tokens: int) -> tuple[list[float], dict[str, float]]:
+async def rule_eval(model_spec: str, items: list, max_tokens: int) -> tuple[list[float], dict[str, object]]:
     """Greedy held-out rewards, plus the two terms apart: format rate and answer accuracy."""
     from policy.local import LocalChatClient
     from policy.rewards import RuleRewardWeights, extract_answer, rule_match, rule_score
@@ -47,10 +47,14 @@ async def rule_eval(model_spec: str, items: list, max_tokens: int) -> tuple[list
     await client.aclose()
     pairs = list(zip(items, outs, strict=True))
     scores = [rule_score(o.text, i.accepted, i.letter, RuleRewardWeights()) for i, o in pairs]
-    terms = {
+    terms: dict[str, object] = {
         "format_rate": round(statistics.fmean(extract_answer(o.text) is not None for _, o in pairs), 4),
         "accuracy": round(statistics.fmean(rule_match(o.text, i.accepted, i.letter) for i, o in pairs), 4),
     }
+    kinds: dict[str, list[bool]] = {}
+    for item, out in pairs:  # where the answers are right: diagnosis/next-step/urgency MCQs, short answers
+        kinds.setdefault(item.kind, []).append(rule_match(out.text, item.accepted, item.letter))
+    terms["accuracy_by_kind"] = {kind: round(statistics.fmean(hits), 4) for kind, hits in sorted(kinds.items())}
     return scores, terms
 
 
