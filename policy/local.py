@@ -208,7 +208,7 @@ class _Prefix:
 
 
 class _PrefixCache:
-    """Least-recently-used KV caches of finished requests, looked up by longest common token prefix."""
+    """Least-recently-used KV caches of prompts and finished requests, looked up by longest common prefix."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
@@ -224,13 +224,12 @@ class _PrefixCache:
         nbytes = sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in layers)
         if nbytes > self.max_bytes or len(tokens) < MIN_PREFIX_TOKENS:
             return
+        if self.covers(tokens):
+            return
         new = torch.tensor(tokens, dtype=torch.long)
         for key, entry in list(self.entries.items()):
             n = len(entry.tokens)
-            if n > len(new) and torch.equal(entry.tokens[: len(new)], new):  # already cached, and more
-                self.entries.move_to_end(key)
-                return
-            if torch.equal(entry.tokens, new[:n]):  # the new entry covers this one: keep one copy
+            if n <= len(new) and torch.equal(entry.tokens, new[:n]):  # the new entry covers this one: keep one copy
                 del self.entries[key]
                 self.nbytes -= entry.nbytes
         self.entries[self._next_key] = _Prefix(new, layers, nbytes)
@@ -239,6 +238,15 @@ class _PrefixCache:
         while self.nbytes > self.max_bytes:
             _, evicted = self.entries.popitem(last=False)
             self.nbytes -= evicted.nbytes
+
+    def covers(self, tokens: list[int]) -> bool:
+        """Whether a longer entry already holds ``tokens`` (it then counts as used)."""
+        wanted = torch.tensor(tokens, dtype=torch.long)
+        for key, entry in self.entries.items():
+            if len(entry.tokens) > len(wanted) and torch.equal(entry.tokens[: len(wanted)], wanted):
+                self.entries.move_to_end(key)
+                return True
+        return False
 
     def longest(self, prompt: list[int]) -> tuple[_Prefix, int] | None:
         """The entry sharing the longest prefix with ``prompt`` and that length (leaving one token to prefill)."""
@@ -616,6 +624,8 @@ class LocalChatClient:
 
     def _remember(self, cache: Any, row: int, tokens: list[int], width: int) -> None:
         """Cache the keys and values of ``tokens``, the last ones of ``row`` in a cache ``width`` wide."""
+        if self._prefixes.covers(tokens):  # already held by a longer entry: skip the copy
+            return
         n = len(tokens)
         layers = [
             (layer.keys[row : row + 1, :, width - n : width, :].clone(), layer.values[row : row + 1, :, width - n : width, :].clone())
