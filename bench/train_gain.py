@@ -6,11 +6,12 @@ seeds before and after, the verifier's rule-graded consultation score.
 Prints ONE JSON line: base and trained means, the paired difference with a 95% interval (normal
 approximation over items), and wall time per training step.
 
-    python bench/train_gain.py                      # full: K=32 rule steps (~30 min), 80 held-out items
+    python bench/train_gain.py                      # full: K=28 rule steps (~30 min), 80 held-out items
     python bench/train_gain.py --steps 4 --heldout 16 --max-tokens 32    # a short run
     python bench/train_gain.py --steps 0 --multiturn-steps 6              # the multi-turn stage only
 
-Training settings default to data/train/rule.yaml, so the figures are those of the product's config.
+Training settings default to data/train/rule.yaml, so the figures are those of the product's config,
+including its validation (the kept model is the best-validated step; train_s includes val_s).
 """
 
 from __future__ import annotations
@@ -37,19 +38,25 @@ def paired(base: list[float], trained: list[float]) -> dict[str, float]:
     return {"diff": round(mean, 4), "ci95_low": round(mean - half, 4), "ci95_high": round(mean + half, 4)}
 
 
-async def rule_eval(model_spec: str, items: list, max_tokens: int) -> tuple[list[float], dict[str, object]]:
-    """Greedy held-out rewards, plus the two terms apart: format rate and answer accuracy."""
+async def rule_eval(model_spec: str, items: list, max_tokens: int, weights) -> tuple[list[float], dict[str, object]]:
+    """Greedy held-out rewards (the product's reward weights), plus the terms apart: format rate and
+    answer accuracy; ``any_line`` figures count any ``ANSWER:`` line as formatted (the format term
+    before MCQ answers had to be letters), for comparison with earlier runs."""
     from policy.local import LocalChatClient
-    from policy.rewards import RuleRewardWeights, extract_answer, rule_match, rule_score
+    from policy.rewards import answer_formatted, extract_answer, rule_match, rule_score
 
     client = LocalChatClient.from_spec(model_spec, max_batch_size=16)
     outs = await asyncio.gather(*(client.complete(i.prompt, max_tokens=max_tokens, temperature=0.0) for i in items))
     await client.aclose()
     pairs = list(zip(items, outs, strict=True))
-    scores = [rule_score(o.text, i.accepted, i.letter, RuleRewardWeights()) for i, o in pairs]
+    scores = [rule_score(o.text, i.accepted, i.letter, weights) for i, o in pairs]
+    any_line = weights.model_copy(update={"format_letter": False})
     terms: dict[str, object] = {
-        "format_rate": round(statistics.fmean(extract_answer(o.text) is not None for _, o in pairs), 4),
+        "format_rate": round(statistics.fmean(
+            answer_formatted(o.text, i.letter, letter_required=weights.format_letter) for i, o in pairs), 4),
         "accuracy": round(statistics.fmean(rule_match(o.text, i.accepted, i.letter) for i, o in pairs), 4),
+        "any_line_format_rate": round(statistics.fmean(extract_answer(o.text) is not None for _, o in pairs), 4),
+        "any_line_reward": round(statistics.fmean(rule_score(o.text, i.accepted, i.letter, any_line) for i, o in pairs), 4),
     }
     kinds: dict[str, list[bool]] = {}
     for item, out in pairs:  # where the answers are right: diagnosis/next-step/urgency MCQs, short answers
@@ -82,7 +89,7 @@ async def consult_eval(model_spec: str, cases: list, turns: int, turn_tokens: in
     return scores
 
 
-def train(stage: str, steps: int, out: Path, extra: dict) -> tuple[str, float]:
+def train(stage: str, steps: int, out: Path, extra: dict) -> tuple[str, float, dict[str, object]]:
     from policy.grpo import default_config_path, load_stage_config, run_stage
 
     config = load_stage_config(default_config_path(stage))  # type: ignore[arg-type]
@@ -93,12 +100,19 @@ def train(stage: str, steps: int, out: Path, extra: dict) -> tuple[str, float]:
     started = time.perf_counter()
     with contextlib.redirect_stdout(sys.stderr):  # the trainer prints its logs; stdout is the one JSON line
         result = run_stage(config, out, overrides={"max_steps": steps, "save_steps": 10_000, "disable_tqdm": True, **extra})
-    return result.final_model, (time.perf_counter() - started) / max(result.global_step, 1)
+    validation: dict[str, object] = {}
+    if result.best_step is not None:  # the stage validated on set-aside training cases and kept its best step
+        logged = [json.loads(line) for line in Path(result.metrics_path).read_text().splitlines()]
+        checks = [r for r in logged if "val_reward" in r]
+        validation = {"best_step": result.best_step, "best_val_reward": result.best_val_reward,
+                      "val_rewards": {r["step"]: r["val_reward"] for r in checks},
+                      "val_s": round(sum(r["val_s"] for r in checks), 1)}
+    return result.final_model, (time.perf_counter() - started) / max(result.global_step, 1), validation
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=32, help="rule-stage GRPO steps (K; 0 skips the rule stage)")
+    parser.add_argument("--steps", type=int, default=28, help="rule-stage GRPO steps (K; 0 skips the rule stage)")
     parser.add_argument("--heldout", type=int, default=80, help="held-out rule items evaluated")
     parser.add_argument("--max-tokens", type=int, help="completion tokens, train and eval (default: rule.yaml)")
     parser.add_argument("--generations", type=int, help="completions per prompt (default: rule.yaml)")
@@ -112,7 +126,8 @@ def main() -> None:
     from policy.grpo import MedGRPOConfig, default_config_path, load_stage_config
     from policy.rule_data import RULE_DATA_DIR, load_rule_items
 
-    trainer = load_stage_config(default_config_path("rule")).trainer  # the product's rule-stage settings
+    rule_config = load_stage_config(default_config_path("rule"))  # the product's rule-stage settings
+    trainer, weights = rule_config.trainer, rule_config.reward
     for name, key in (("max_tokens", "max_completion_length"), ("generations", "num_generations"),
                       ("batch", "per_device_train_batch_size"), ("lr", "learning_rate"), ("temperature", "temperature")):
         if getattr(args, name) is None:
@@ -125,18 +140,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.steps > 0:
             t0 = time.perf_counter()
-            base, base_terms = asyncio.run(rule_eval("embedded", heldout, args.max_tokens))
-            model, per_step = train("rule", args.steps, Path(tmp) / "rule", {
+            base, base_terms = asyncio.run(rule_eval("embedded", heldout, args.max_tokens, weights))
+            model, per_step, validation = train("rule", args.steps, Path(tmp) / "rule", {
                 "max_completion_length": args.max_tokens, "num_generations": args.generations,
                 "per_device_train_batch_size": args.batch, "learning_rate": args.lr, "temperature": args.temperature,
             })
-            trained, trained_terms = asyncio.run(rule_eval(model, heldout, args.max_tokens))
+            trained, trained_terms = asyncio.run(rule_eval(model, heldout, args.max_tokens, weights))
             figures["rule"] = {
                 "heldout_items": len(heldout), "base": round(statistics.fmean(base), 4),
                 "trained": round(statistics.fmean(trained), 4), **paired(base, trained),
                 "base_terms": base_terms, "trained_terms": trained_terms,
                 "train_s": round(per_step * args.steps, 1), "s_per_step": round(per_step, 1),
-                "wall_s": round(time.perf_counter() - t0, 1),
+                "validation": validation, "wall_s": round(time.perf_counter() - t0, 1),
             }
         if args.multiturn_steps > 0:
             from patient_sim.cases import project_cases
@@ -146,7 +161,7 @@ def main() -> None:
             train_ids = [c.id for c in project_cases() if c.id not in held_ids][:16]
             t0 = time.perf_counter()
             base_mt = asyncio.run(consult_eval("embedded", cases, 3, 32))
-            model_mt, per_step_mt = train("multiturn", args.multiturn_steps, Path(tmp) / "mt", {
+            model_mt, per_step_mt, _ = train("multiturn", args.multiturn_steps, Path(tmp) / "mt", {
                 "cases": train_ids, "num_generations": 2, "per_device_train_batch_size": 4, "learning_rate": args.lr,
                 "rollout": {"max_turns": 3, "turn_tokens": 32, "max_completion_tokens": 240, "patient_max_tokens": 24},
             })

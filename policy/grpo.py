@@ -12,19 +12,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from transformers import TrainerCallback
 from trl import GRPOConfig
 
 from policy.length_penalty import LengthPenaltyConfig
 from policy.rewards import RuleRewardWeights
 from policy.rollout import RolloutConfig
+from policy.validation import BEST_DIR, BEST_RECORD, ValidationCallback, ValidationConfig, split_validation
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +92,7 @@ class StageConfig(BaseModel):
     length_penalty: LengthPenaltyConfig = Field(default_factory=LengthPenaltyConfig)
     grading: GradingConfig = Field(default_factory=GradingConfig)
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
+    validation: ValidationConfig = Field(default_factory=ValidationConfig)
     trainer: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("trainer")
@@ -99,6 +102,15 @@ class StageConfig(BaseModel):
         if unknown:
             raise ValueError(f"unknown GRPOConfig field(s) {unknown}; see trl.GRPOConfig for the valid names")
         return value
+
+    @model_validator(mode="after")
+    def _validation_is_single_turn(self) -> StageConfig:
+        if self.stage == "multiturn" and self.validation.every:
+            raise ValueError(
+                "validation is available for the rule and rubric stages; a multi-turn validation would need "
+                "whole consultations (use bench/train_gain.py --multiturn-steps to compare checkpoints)"
+            )
+        return self
 
 
 class StageConfigError(ValueError):
@@ -191,6 +203,8 @@ class StageResult(BaseModel):
     metrics_path: str
     resumed_from: str | None = None
     wall_s: float
+    best_step: int | None = None  # with validation: the step whose weights are final/ (keep: best)
+    best_val_reward: float | None = None
 
 
 def build_trainer(
@@ -238,6 +252,17 @@ def build_trainer(
             lambda case: build_case_rubric(case).items,
             drop_void=config.rollout.drop_void,
         )
+    callbacks: list[Any] = [JsonlMetricsCallback(Path(args.output_dir) / "metrics.jsonl", config.stage)]
+    if config.validation.every and rows:
+        try:
+            rows, held = split_validation(rows, config.validation)
+        except ValueError as exc:
+            raise StageConfigError(f"stage {config.stage}: {exc}") from exc
+        callbacks.append(ValidationCallback(
+            held, reward, loaded.tokenizer, config.validation, Path(args.output_dir),
+            max_tokens=config.validation.max_tokens or args.max_completion_length or 32,
+            stage=config.stage, model_name=loaded.name,
+        ))
     if config.data.max_items:
         rows = rows[: config.data.max_items]
     if not rows:
@@ -250,7 +275,7 @@ def build_trainer(
         train_dataset=Dataset.from_list(rows),
         processing_class=loaded.tokenizer,
         rollout_func=rollout_func,
-        callbacks=[JsonlMetricsCallback(Path(args.output_dir) / "metrics.jsonl", config.stage)],
+        callbacks=callbacks,
     )
 
 
@@ -311,11 +336,20 @@ def run_stage(
     checkpoint = get_last_checkpoint(str(output_dir)) if resume else None
     if resume and checkpoint is None:
         logger.warning("%s: no checkpoint to resume from; starting fresh", output_dir)
+    if checkpoint is None:  # a fresh run must not inherit an earlier run's best model
+        (output_dir / BEST_RECORD).unlink(missing_ok=True)
+        shutil.rmtree(output_dir / BEST_DIR, ignore_errors=True)
     trainer = build_trainer(config, args, model=model, patient=patient, grader=grader)
     trainer.train(resume_from_checkpoint=checkpoint)
     final = output_dir / "final"
-    trainer.save_model(str(final))
-    trainer.processing_class.save_pretrained(str(final))
+    shutil.rmtree(final, ignore_errors=True)
+    validation = next((c for c in trainer.callback_handler.callbacks if isinstance(c, ValidationCallback)), None)
+    if validation and config.validation.keep == "best" and (output_dir / BEST_DIR).is_dir():
+        shutil.copytree(output_dir / BEST_DIR, final)
+        logger.info("final model = step %s (validation reward %s)", validation.best_step, validation.best_reward)
+    else:
+        trainer.save_model(str(final))
+        trainer.processing_class.save_pretrained(str(final))
     return StageResult(
         stage=config.stage,
         output_dir=str(output_dir),
@@ -324,6 +358,8 @@ def run_stage(
         metrics_path=str(output_dir / "metrics.jsonl"),
         resumed_from=checkpoint,
         wall_s=round(time.perf_counter() - started, 2),
+        best_step=validation.best_step if validation else None,
+        best_val_reward=validation.best_reward if validation else None,
     )
 
 

@@ -43,10 +43,16 @@ _STOPWORDS = frozenset({"the", "a", "an", "of", "is", "and", "with", "to", "most
 
 
 class RuleRewardWeights(BaseModel):
-    """``reward = match * match_weight + format * format_weight`` (defaults sum to 1)."""
+    """``reward = match * match_weight + format * format_weight`` (defaults sum to 1).
+
+    The format term is a final ``ANSWER:`` line in the form the question asks for: with
+    ``format_letter`` (the default) a multiple-choice answer must be an option letter, as every MCQ
+    prompt requests ("ANSWER: <letter>"); the option's text still earns the match term.
+    """
 
     match: float = Field(0.8, ge=0.0)
     format: float = Field(0.2, ge=0.0)
+    format_letter: bool = True
 
 
 # --------------------------------------------------------------------------- pure helpers
@@ -119,8 +125,18 @@ def rule_match(text: str, accepted: Sequence[str], letter: str | None) -> bool:
     return any(answer_matches(line, accepted) for line in text.splitlines() if line.strip())
 
 
+def answer_formatted(text: str, letter: str | None, *, letter_required: bool = True) -> bool:
+    """Whether the reply ends in an ``ANSWER:`` line of the asked form (an option letter for an MCQ)."""
+    answer = extract_answer(text)
+    if answer is None:
+        return False
+    if letter and letter_required:
+        return _LETTER_RE.match(answer.strip().strip("*\"'`").strip()) is not None
+    return True
+
+
 def rule_score(text: str, accepted: Sequence[str], letter: str | None, weights: RuleRewardWeights) -> float:
-    formatted = extract_answer(text) is not None
+    formatted = answer_formatted(text, letter, letter_required=weights.format_letter)
     return weights.match * float(rule_match(text, accepted, letter)) + weights.format * float(formatted)
 
 
@@ -143,7 +159,9 @@ def make_rule_reward(weights: RuleRewardWeights | None = None) -> Callable[..., 
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and completions:
             texts = [completion_text(c) for c in completions]
-            log_metric("rule/format_rate", sum(extract_answer(t) is not None for t in texts) / len(texts))
+            formatted = [answer_formatted(t, let or None, letter_required=weights.format_letter)
+                         for t, let in zip(texts, letters, strict=True)]
+            log_metric("rule/format_rate", sum(formatted) / len(texts))
             hits = [rule_match(t, acc, let or None) for t, acc, let in zip(texts, accepted, letters, strict=True)]
             log_metric("rule/accuracy", sum(hits) / len(hits))
         return scores

@@ -223,6 +223,7 @@ def rule_rows(items: list[RuleItem]) -> list[dict[str, object]]:
             "accepted": item.accepted,
             "letter": item.letter or "",
             "item_id": item.id,
+            "case_id": item.case_id,  # validation sets aside whole cases
         }
         for item in items
     ]

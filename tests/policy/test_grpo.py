@@ -13,6 +13,7 @@ import torch
 from safetensors.torch import load_file
 
 from policy.grpo import MedGRPOConfig, StageConfig, StageConfigError, load_stage_config, run_stage, run_stages
+from policy.validation import ValidationConfig, split_validation
 from verifier.graders import HybridGrader
 
 # With a few tokens from a 135M model every completion of a group may score the same, and then GRPO has
@@ -113,3 +114,56 @@ def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) ->
     assert any(not torch.equal(rubric_final[k], multi_final[k]) for k in multi_final)  # multi-turn trained on top
     logged = [json.loads(line) for line in (tmp_path / "multiturn" / "metrics.jsonl").read_text().splitlines()]
     assert any("rewards/consultation_reward/mean" in r for r in logged)
+
+
+def _toy_rule_items(path: Path, cases: int, per_case: int) -> Path:
+    rows = [
+        {"id": f"c{c}:q{i}", "case_id": f"case{c}", "kind": "diagnosis_mcq", "split": "train", "letter": "A",
+         "accepted": ["yes"],
+         "prompt": [{"role": "user", "content": f"Case {c}, question {i}: pick A.\nA) yes\nB) no\nReply: ANSWER: <letter>"}]}
+        for c in range(cases) for i in range(per_case)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_split_validation_sets_aside_whole_cases() -> None:
+    rows = [{"case_id": f"case{c}", "item_id": f"{c}:{i}"} for c in range(6) for i in range(5)]
+    train, held = split_validation(rows, ValidationConfig(every=1, cases=2, max_items=6))
+    held_cases = {r["case_id"] for r in held}
+    assert len(held_cases) == 2 and len(held) == 6
+    assert not held_cases & {r["case_id"] for r in train}
+    assert len(train) == 20  # the set-aside cases' rows are all out of training, even past the cap
+    assert split_validation(rows, ValidationConfig(every=1, cases=2, max_items=6))[1] == held  # seeded
+    with pytest.raises(ValueError, match="nothing to train on"):
+        split_validation(rows, ValidationConfig(every=1, cases=6))
+
+
+def test_validation_keeps_the_best_step_and_resume_remembers_it(embedded, tmp_path) -> None:
+    items = _toy_rule_items(tmp_path / "items.jsonl", cases=3, per_case=2)
+    config = StageConfig(stage="rule", data={"train": [str(items)]}, length_penalty=ALWAYS_PENALISE, trainer=TINY,
+                         validation={"every": 1, "cases": 1, "max_items": 2, "max_tokens": 8})
+    out = tmp_path / "rule"
+    run_stage(config, out, overrides={"max_steps": 1})
+    result = run_stage(config, out, resume=True, overrides={"max_steps": 2})
+    logged = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    validated = [(r["step"], r["val_reward"]) for r in logged if "val_reward" in r]
+    assert [step for step, _ in validated] == [0, 1, 2]  # step 0 once, each step once across the resume
+    best_step, best_reward = max(validated, key=lambda sr: (sr[1], -sr[0]))  # highest, earliest on ties
+    assert (result.best_step, result.best_val_reward) == (best_step, best_reward)
+    record = json.loads((out / "best.json").read_text())
+    assert record["step"] == best_step and [h["step"] for h in record["history"]] == [0, 1, 2]
+    final = load_file(str(Path(result.final_model) / "model.safetensors"))
+    best = load_file(str(out / "best" / "model.safetensors"))
+    assert all(torch.equal(final[k], best[k]) for k in best)
+    if best_step == 0:  # nothing beat the start: final is the starting model
+        assert _changed(embedded, Path(result.final_model)) == 0
+
+
+def test_validation_keep_last_and_multiturn_refused(tmp_path) -> None:
+    with pytest.raises(ValueError, match="rule and rubric stages"):
+        StageConfig(stage="multiturn", validation={"every": 2})
+    path = tmp_path / "stage.yaml"
+    path.write_text("stage: rule\nvalidation:\n  every: 2\n  keep: newest\n")
+    with pytest.raises(StageConfigError, match=r"stage.yaml:4: field 'validation.keep'"):
+        load_stage_config(path)

@@ -32,7 +32,8 @@ ACCEPTED = ["Acute inferior ST-elevation myocardial infarction", "STEMI", "heart
         ("B) Heart attack", "B", 0.8),  # lenient read of an option line, no format term
         ("I think the answer is B.", "B", 0.8),
         ("no idea", "B", 0.0),
-        ("ANSWER: heart attack", "B", 1.0),  # the option's text (or a synonym) instead of the letter
+        ("ANSWER: heart attack", "B", 0.8),  # the option's text (or a synonym): a match, not the asked form
+        ("ANSWER: B) Heart attack", "B", 1.0),
         ("ANSWER: Myocardial infarction, acute inferior ST-elevation", None, 1.0),  # word order
         ("ANSWER: stemi.", None, 1.0),
         ("ANSWER: pneumonia", None, 0.2),
@@ -47,6 +48,15 @@ def test_rule_reward(text: str, letter: str | None, expected: float) -> None:
                  log_metric=logged.__setitem__)
     assert out == [pytest.approx(expected)]
     assert set(logged) == {"rule/format_rate", "rule/accuracy"}
+
+
+def test_format_letter_can_accept_any_answer_line() -> None:
+    lenient = make_rule_reward(RuleRewardWeights(format_letter=False))
+    assert lenient(["q"], ["ANSWER: heart attack"], accepted=[ACCEPTED], letter=["B"]) == [pytest.approx(1.0)]
+    assert lenient(["q"], ["ANSWER: pneumonia"], accepted=[ACCEPTED], letter=["B"]) == [pytest.approx(0.2)]
+    strict = make_rule_reward(RuleRewardWeights())
+    assert strict(["q"], ["ANSWER: pneumonia"], accepted=[ACCEPTED], letter=["B"]) == [0.0]
+    assert strict(["q"], ["ANSWER: pneumonia"], accepted=[ACCEPTED], letter=[""]) == [pytest.approx(0.2)]
 
 
 def test_extract_answer_takes_the_last_marker() -> None:
