@@ -2,8 +2,9 @@
 
 Runs the same N consultations (same cases, personas and seeds) twice in one process: one at a time,
 then all at once (their model calls share batches in ``LocalChatClient``). Prints one JSON line:
-episodes per minute for both, the ratio (target >= 4x), and the share of patient replies that needed
-the template fallback.
+episodes per minute for both, the ratio (target >= 4x), the share of patient replies that needed
+the template fallback, and the longest episode's generated tokens, which bound how full the
+concurrent decoding batches can be (its calls run one after another).
 
     .venv/bin/python bench/rollouts.py               # 16 episodes, up to 6 doctor turns each
     .venv/bin/python bench/rollouts.py --episodes 4  # smaller
@@ -41,13 +42,24 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
         "doctor_max_tokens": args.doctor_max_tokens,
     }
     replies = fallbacks = leaks = turns = 0
-    for mode, concurrency in (("sequential", 1), ("concurrent", args.episodes)):
+    episode_tokens: list[int] = []
+    for mode in ("sequential", "concurrent"):
         client = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
         start = time.perf_counter()
-        results = await run_consultations(
-            cases, personas, client, client, concurrency=concurrency, max_turns=args.max_turns,
-            seed=args.seed, progress=True, doctor_max_tokens=args.doctor_max_tokens,
-        )
+        if mode == "sequential":  # one at a time, episode i with seed + i as run_consultations gives it
+            results = []
+            for i in range(args.episodes):
+                before = client.generated_tokens
+                results += await run_consultations(
+                    cases[i:i + 1], personas[i:i + 1], client, client, concurrency=1, max_turns=args.max_turns,
+                    seed=args.seed + i, progress=False, doctor_max_tokens=args.doctor_max_tokens,
+                )
+                episode_tokens.append(client.generated_tokens - before)
+        else:
+            results = await run_consultations(
+                cases, personas, client, client, concurrency=args.episodes, max_turns=args.max_turns,
+                seed=args.seed, progress=True, doctor_max_tokens=args.doctor_max_tokens,
+            )
         elapsed = time.perf_counter() - start
         await client.aclose()
         figures[f"{mode}_s"] = round(elapsed, 1)
@@ -68,6 +80,10 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
         float(figures["concurrent_episodes_per_min"]) / float(figures["sequential_episodes_per_min"]), 2
     )
     figures["target_speedup"] = 4.0
+    # An episode's model calls run one after another, so concurrently the run needs at least as many
+    # decoding steps as its longest episode generates tokens: total / longest bounds the mean batch.
+    figures["max_episode_tokens"] = max(episode_tokens)
+    figures["mean_batch_bound"] = round(sum(episode_tokens) / max(1, max(episode_tokens)), 2)
     figures["patient_replies"] = replies
     figures["fallback_share"] = round(fallbacks / max(1, replies), 3)
     figures["leaks_caught_per_reply"] = round(leaks / max(1, replies), 3)
