@@ -284,7 +284,7 @@ def sample_token(logits: torch.Tensor, temperature: float, top_p: float, generat
 
 def _shared(a: list[int], b: list[int]) -> int:
     """How many tokens ``a`` and ``b`` share at their start."""
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def _spliceable(cache: Any) -> bool:

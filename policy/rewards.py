@@ -81,13 +81,17 @@ def _token_set(text: str) -> frozenset[str]:
     return frozenset(t for t in _WORD_RE.findall(text.lower()) if t not in _STOPWORDS)
 
 
+def _unquoted(answer: str) -> str:
+    return answer.strip().strip("*\"'`").strip()
+
+
 def answer_matches(answer: str, accepted: Sequence[str], letter: str | None = None) -> bool:
     """Exact match up to case, punctuation, word order and filler words, against any accepted form.
 
     For a multiple-choice item ``letter`` is the correct option: a reply that starts with an option
     letter is judged by that letter alone; otherwise its text must equal an accepted name.
     """
-    answer = answer.strip().strip("*\"'`").strip()
+    answer = _unquoted(answer)
     if letter:
         match = _LETTER_RE.match(answer)
         if match:
@@ -131,7 +135,7 @@ def answer_formatted(text: str, letter: str | None, *, letter_required: bool = T
     if answer is None:
         return False
     if letter and letter_required:
-        return _LETTER_RE.match(answer.strip().strip("*\"'`").strip()) is not None
+        return _LETTER_RE.match(_unquoted(answer)) is not None
     return True
 
 
