@@ -32,6 +32,7 @@ and there is no prefix caching.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import collections
 import inspect
 import logging
@@ -58,6 +59,10 @@ IDLE_EXIT_S = 2.0
 MIN_PREFIX_TOKENS = 16
 # One decoding step at a time per model, even when several clients share it.
 _MODEL_LOCKS: weakref.WeakKeyDictionary[torch.nn.Module, threading.Lock] = weakref.WeakKeyDictionary()
+
+
+# Clients whose decoding thread may be running; stopped before the interpreter exits (see below).
+_LIVE_CLIENTS: weakref.WeakSet[LocalChatClient] = weakref.WeakSet()
 
 
 def _model_lock(model: torch.nn.Module) -> threading.Lock:
@@ -462,6 +467,7 @@ class LocalChatClient:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="LocalChatClient-decode", daemon=True)
                 self._thread.start()
+                _LIVE_CLIENTS.add(self)
             self._cond.notify_all()
 
     def _take(self, free: int, idle: bool) -> list[_Request] | None:
@@ -730,3 +736,23 @@ class LocalChatClient:
             request.loop.call_soon_threadsafe(settle)
         except RuntimeError:  # the caller's event loop is closed: nobody is waiting any more
             pass
+
+
+@atexit.register
+def _stop_decoding_threads() -> None:
+    """Let every decoding thread leave torch before the interpreter exits.
+
+    A daemon thread still inside torch (even idle, within ``inference_mode``) while the interpreter
+    tears down can abort the process ("terminate called without an active exception", exit -6), so a
+    CLI that forgets ``aclose()`` would fail at exit now and then. atexit runs before daemon threads
+    are frozen; each thread finishes its current step, sees ``_closed`` and returns.
+    """
+    threads = []
+    for client in list(_LIVE_CLIENTS):
+        with client._cond:
+            client._closed = True
+            if client._thread is not None:
+                threads.append(client._thread)
+            client._cond.notify_all()
+    for thread in threads:
+        thread.join(timeout=30)

@@ -76,6 +76,14 @@ def chat(
         sys.stdout.write("\n")
         return "".join(parts)
 
+    async def session() -> None:
+        try:
+            await loop()
+        finally:  # stop the decoding thread (or close connections) before the interpreter exits
+            close = getattr(client, "aclose", None)
+            if close is not None:
+                await close()
+
     async def loop() -> None:
         # One event loop for the whole session: clients keep connections and batch queues on it.
         typer.echo(f"chatting with {client.model} (Ctrl-D to quit)")
@@ -97,7 +105,7 @@ def chat(
                 continue
             history.append(Message(role="assistant", content=answer))
 
-    asyncio.run(loop())
+    asyncio.run(session())
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -234,3 +237,26 @@ def test_sampling_follows_the_softmax_and_top_p():
     assert shares[1] == 0 and abs(shares[0] - 0.1) < 0.02 and abs(shares[2] - 0.6) < 0.03 and abs(shares[3] - 0.3) < 0.03
     assert set(sample_token(logits, 1.0, 0.5, generator) for _ in range(200)) == {2}  # top-p keeps the 0.6 token
     assert sample_token(logits, 0.0, 1.0, generator) == 2
+
+
+_EXIT_RIGHT_AFTER_A_REPLY = textwrap.dedent(
+    """
+    import asyncio
+    from policy.local import LocalChatClient
+    from verifier.types import Message
+
+    client = LocalChatClient.from_spec("embedded")
+    asyncio.run(client.complete([Message(role="user", content="Hello! " * 40)], max_tokens=4))
+    """
+)
+
+
+def test_a_process_that_exits_right_after_a_reply_exits_cleanly(embedded):
+    # The decoding thread keeps working (caching the prefix) after it hands the reply back; a process
+    # that exits at once used to abort in torch ("terminate called without an active exception",
+    # exit -6) in about 3 runs of 4. The atexit hook in policy.local stops the thread first.
+    for _ in range(3):
+        result = subprocess.run(
+            [sys.executable, "-c", _EXIT_RIGHT_AFTER_A_REPLY], capture_output=True, text=True, timeout=300
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
