@@ -742,10 +742,11 @@ class LocalChatClient:
 def _stop_decoding_threads() -> None:
     """Let every decoding thread leave torch before the interpreter exits.
 
-    A daemon thread still inside torch (even idle, within ``inference_mode``) while the interpreter
-    tears down can abort the process ("terminate called without an active exception", exit -6), so a
-    CLI that forgets ``aclose()`` would fail at exit now and then. atexit runs before daemon threads
-    are frozen; each thread finishes its current step, sees ``_closed`` and returns.
+    The thread keeps working after it hands a reply back (it caches the request's prefix in torch);
+    a daemon thread still inside torch while the interpreter tears down can abort the process
+    ("terminate called without an active exception", exit -6), so a script that exits right after a
+    reply without ``aclose()`` used to fail now and then. atexit runs before daemon threads are
+    frozen; each thread finishes its current step, sees ``_closed`` and returns.
     """
     threads = []
     for client in list(_LIVE_CLIENTS):
