@@ -1,7 +1,8 @@
 """Generation throughput of LocalChatClient on the embedded model (2 threads), one JSON line.
 
 Side by side in one run: raw ``model.generate`` at batch 1, the client for one stream, and the
-client serving 16 concurrent ``complete()`` calls (64 new tokens each, sampling).
+client serving 16 concurrent ``complete()`` calls (64 new tokens each, sampling), and the same two
+client figures with the weights not prepacked for decoding (``pack_weights=False``, see policy/packed.py).
 Targets: concurrent/single >= 3.5x; single-stream client >= 85% of raw generate.
 """
 
@@ -40,6 +41,7 @@ def main() -> None:
     torch.set_num_threads(2)
     loaded = load_model("embedded")
     client = LocalChatClient(loaded, max_batch_size=args.max_batch_size, batch_wait_ms=20)
+    unpacked = LocalChatClient(loaded, max_batch_size=args.max_batch_size, batch_wait_ms=20, pack_weights=False)
     messages = [Message(role="user", content=PROMPTS[0])]
     prompt = torch.tensor([client.render_prompt(messages)])
 
@@ -53,12 +55,12 @@ def main() -> None:
             )
         return (out.shape[1] - prompt.shape[1]) / (time.perf_counter() - started)
 
-    async def single() -> float:
+    async def single(client: LocalChatClient = client) -> float:
         started = time.perf_counter()
         result = await client.complete(messages, max_tokens=args.tokens, temperature=0.8, seed=1)
         return len(result.tokens) / (time.perf_counter() - started)
 
-    async def concurrent() -> float:
+    async def concurrent(client: LocalChatClient = client) -> float:
         started = time.perf_counter()
         results = await asyncio.gather(
             *(
@@ -73,11 +75,14 @@ def main() -> None:
 
     raw_generate()  # warm-up
     asyncio.run(single())
-    raw, one, many = [], [], []
-    for _ in range(args.repeats):  # interleaved so drift affects all three alike
+    asyncio.run(single(unpacked))
+    raw, one, many, one_unpacked, many_unpacked = [], [], [], [], []
+    for _ in range(args.repeats):  # interleaved so drift affects all alike
         raw.append(raw_generate())
         one.append(asyncio.run(single()))
         many.append(asyncio.run(concurrent()))
+        one_unpacked.append(asyncio.run(single(unpacked)))
+        many_unpacked.append(asyncio.run(concurrent(unpacked)))
     figures = {
         "bench": "generation",
         "model": loaded.name,
@@ -90,6 +95,10 @@ def main() -> None:
         "client_concurrent_tok_s": round(max(many), 2),
         "concurrent_over_single": round(max(many) / max(one), 2),
         "single_over_raw": round(max(one) / max(raw), 3),
+        "unpacked_single_tok_s": round(max(one_unpacked), 2),
+        "unpacked_concurrent_tok_s": round(max(many_unpacked), 2),
+        "packing_speedup_single": round(max(one) / max(one_unpacked), 2),
+        "packing_speedup_concurrent": round(max(many) / max(many_unpacked), 2),
         "batch_sizes_seen": sorted(set(client.batch_sizes)),
     }
     print(json.dumps(figures))

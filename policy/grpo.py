@@ -9,6 +9,7 @@ be overridden from the YAML ``trainer:`` block.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -21,9 +22,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from transformers import TrainerCallback
-from trl import GRPOConfig
+from trl import GRPOConfig, GRPOTrainer
 
 from policy.length_penalty import LengthPenaltyConfig
+from policy.packed import packed_linears
 from policy.rewards import RuleRewardWeights
 from policy.rollout import RolloutConfig
 from policy.validation import BEST_DIR, BEST_RECORD, ValidationCallback, ValidationConfig, split_validation
@@ -60,6 +62,19 @@ class MedGRPOConfig(GRPOConfig):
 
 
 TRAINER_FIELDS = {f.name for f in dataclasses.fields(MedGRPOConfig)}
+
+
+class MedGRPOTrainer(GRPOTrainer):
+    """TRL's ``GRPOTrainer``; its ``transformers`` generation runs on prepacked weights on a CPU.
+
+    Only the no-autograd generation changes (``policy.packed``: the same numbers to float32 rounding,
+    a quarter less time per decoding step); the loss, its forward and backward are TRL's own.
+    """
+
+    def _generate_single_turn(self, *args: Any, **kwargs: Any) -> Any:
+        packed = packed_linears(self.accelerator.unwrap_model(self.model))
+        with packed.active() if packed else contextlib.nullcontext():
+            return super()._generate_single_turn(*args, **kwargs)
 
 
 class StageData(BaseModel):
@@ -221,7 +236,6 @@ def build_trainer(
     model) and ``grader`` (default: ``serving.wiring.build_grader`` per ``grading``) are injectable.
     """
     from datasets import Dataset
-    from trl import GRPOTrainer
 
     from policy.length_penalty import with_length_penalty
     from policy.model import load_model
@@ -268,7 +282,7 @@ def build_trainer(
     if not rows:
         raise StageConfigError(f"stage {config.stage}: no training items (check data.train / data.cases)")
     reward_fn = with_length_penalty(reward, args.num_generations or 1, config.length_penalty)
-    return GRPOTrainer(
+    return MedGRPOTrainer(
         model=loaded.model,
         reward_funcs=[reward_fn],
         args=args,

@@ -24,6 +24,10 @@ differs. The running batch's cache keeps spare room after its tokens (``_RoomyLa
 decoding step writes one column instead of re-copying the whole cache; prefill computes the logits
 of the last prompt position only.
 
+Decoding steps of more than one row run the linear layers on weights prepacked for oneDNN (CPU
+float32 models, see ``policy.packed``; ``pack_weights``): MKL re-packs every weight matrix on every
+such call. A one-row step stays on MKL's matrix-vector path, which is faster than oneDNN's.
+
 Models whose cache is not made of plain ``DynamicLayer`` s (sliding-window or hybrid caches) cannot
 have rows spliced in; for them new requests are admitted only when the running batch has drained,
 and there is no prefix caching.
@@ -34,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import collections
+import contextlib
 import inspect
 import logging
 import random
@@ -48,6 +53,7 @@ import torch
 from transformers.cache_utils import DynamicCache, DynamicLayer
 
 from policy.model import LoadedModel
+from policy.packed import packed_linears
 from verifier.llm import Completion, Usage
 from verifier.types import Message
 
@@ -309,6 +315,7 @@ class LocalChatClient:
         top_p: float = 1.0,
         system_prompt: str | None = None,
         prefix_cache_mb: float = 1024.0,
+        pack_weights: bool | None = None,
     ) -> None:
         if max_batch_size < 1:
             raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size}")
@@ -343,6 +350,8 @@ class LocalChatClient:
         self._seed_rng = random.Random(0)
         self._prefixes = _PrefixCache(int(prefix_cache_mb * 2**20))
         self._weights_version: int | None = None
+        # Decoding steps on prepacked weights (CPU float32, see policy.packed); None = auto.
+        self._packed = packed_linears(loaded.model, pack_weights)
         # Counters for tests, /metrics and benchmarks.
         self.forward_passes = 0  # prefill passes + decoding steps
         self.batches = 0  # prefill passes (groups of requests admitted together)
@@ -646,13 +655,16 @@ class LocalChatClient:
         batch.attention = torch.cat([batch.attention, batch.attention.new_ones((len(batch), 1))], dim=1)
         positions = (batch.attention.cumsum(-1) - 1)[:, -1:]
         self.batch_sizes.append(len(batch))
-        out = model(
-            input_ids=step_ids,
-            attention_mask=batch.attention,
-            position_ids=positions,
-            use_cache=True,
-            **{self._cache_arg: batch.cache},
-        )
+        # One row goes through MKL's matrix-vector path, which does not re-pack and beats oneDNN's.
+        packed = self._packed if self._packed and len(batch) > 1 else None
+        with packed.active() if packed else contextlib.nullcontext():
+            out = model(
+                input_ids=step_ids,
+                attention_mask=batch.attention,
+                position_ids=positions,
+                use_cache=True,
+                **{self._cache_arg: batch.cache},
+            )
         self.forward_passes += 1
         batch.cache = self._cache_of(out, default=batch.cache)
         self._sample_rows(batch, out.logits[:, -1, :], first=0)

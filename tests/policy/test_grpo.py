@@ -57,7 +57,18 @@ def test_project_stage_configs_load(repo_root) -> None:
         assert load_stage_config(repo_root / "data" / "train" / f"{stage}.yaml").stage == stage
 
 
-def test_rule_stage_trains_and_resumes_after_a_kill(embedded, tmp_path) -> None:
+def test_rule_stage_trains_and_resumes_after_a_kill(embedded, tmp_path, monkeypatch) -> None:
+    import policy.grpo as grpo
+
+    packed_generations: list[bool] = []  # TRL's generation asks for the model's packed linears (policy.packed)
+
+    def spy(model, enabled=None):
+        packed = real(model, enabled)
+        packed_generations.append(packed is not None)
+        return packed
+
+    real = grpo.packed_linears
+    monkeypatch.setattr(grpo, "packed_linears", spy)
     items = tmp_path / "items.jsonl"
     rows = [
         {"id": f"q{i}", "case_id": "toy", "kind": "diagnosis_mcq", "split": "train", "letter": "A", "accepted": ["yes"],
@@ -78,6 +89,7 @@ def test_rule_stage_trains_and_resumes_after_a_kill(embedded, tmp_path) -> None:
     logged = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert any("rewards/rule_reward/mean" in r for r in logged)
     assert any(r.get("length_penalty/frac_penalised", 0) > 0 for r in logged)
+    assert packed_generations and all(packed_generations)
 
 
 def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) -> None:
