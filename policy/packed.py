@@ -68,8 +68,11 @@ class _Packed:
 
 def _packed_forward(module: torch.nn.Linear, packed: _Packed) -> types.MethodType:
     def forward(self: torch.nn.Linear, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad):
-            return torch.nn.functional.linear(x, self.weight, self.bias)  # oneDNN's packed op has no backward
+        # oneDNN's packed op has no backward, and takes float32 on the CPU only (a model moved since).
+        if (torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad)) or not (
+            x.is_cpu and x.dtype == self.weight.dtype == torch.float32
+        ):
+            return torch.nn.functional.linear(x, self.weight, self.bias)
         shape = x.shape
         out = torch.ops.mkldnn._linear_pointwise(
             x.reshape(-1, shape[-1]), packed.get(self.weight), self.bias, "none", [], ""

@@ -80,3 +80,14 @@ async def test_the_embedded_model_decodes_the_same_tokens_packed_or_not(embedded
         await client.aclose()
         runs[pack] = [o.tokens for o in outs]
     assert runs[True] == runs[False]
+
+
+def test_a_model_cast_after_packing_runs_the_plain_layers() -> None:
+    model, x = _mlp(), torch.randn(2, 16)
+    packed = PackedLinears(model)
+    model.to(torch.bfloat16)
+    with torch.no_grad(), packed.active():
+        out = model(x.to(torch.bfloat16))
+    assert out.dtype == torch.bfloat16
+    with torch.no_grad():
+        torch.testing.assert_close(out, model(x.to(torch.bfloat16)))
