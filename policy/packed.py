@@ -6,7 +6,8 @@ layout on every call with more than one row; for a 135M model that copy costs as
 arithmetic. oneDNN can pack each weight once and reuse it. Measured on the 2-core machine: a model
 step of 8 rows costs about a quarter less; 16 concurrent requests decode 14% more tokens per second
 (``bench/generation.py`` measures it side by side). A one-row step is slower through oneDNN than
-through MKL's matrix-vector path, so the local client packs only steps of more than one row.
+through MKL's matrix-vector path, and from a few hundred rows on MKL's packing is paid off by the
+arithmetic, so the local client packs passes of 2 to 256 token rows (``policy.local.PACKED_MAX_ROWS``).
 
 ``packed_linears(model).active()`` swaps the forward of every ``nn.Linear`` for the packed one while
 the block runs (the local client's decoding steps, and TRL's generation in ``policy.grpo``); the
