@@ -13,8 +13,9 @@ arithmetic, so the local client packs passes of 2 to 256 token rows (``policy.lo
 the block runs (the local client's decoding steps, and TRL's generation in ``policy.grpo``); the
 packed weights are kept once per model, however many clients share it. The packed path is taken
 only without autograd (a training forward falls back to the plain layer) and repacks a weight
-whenever it changed (a GRPO step updates weights in place, which bumps their version). Packed copies take as much memory again as the linear weights, so by default packing is
-used only for models whose linear weights fit in ``AUTO_MAX_BYTES``.
+whenever it changed (a GRPO step updates weights in place, which bumps their version). Packed copies
+take as much memory again as the linear weights, so by default packing is used only for models whose
+linear weights fit in ``AUTO_MAX_BYTES``.
 """
 
 from __future__ import annotations
