@@ -93,7 +93,8 @@ class PackedLinears:
         # Plain linears only: subclasses (LoRA layers, quantized ones) and layers whose forward someone
         # else already replaced (accelerate's offloading hooks) keep their own.
         self.linears = [m for m in model.modules() if type(m) is torch.nn.Linear and "forward" not in vars(m)]
-        self._forwards = [_packed_forward(m, _Packed()) for m in self.linears]
+        self.packs = [_Packed() for _ in self.linears]
+        self._forwards = [_packed_forward(m, p) for m, p in zip(self.linears, self.packs, strict=True)]
 
     @classmethod
     def for_model(cls, model: torch.nn.Module, enabled: bool | None = None) -> PackedLinears | None:

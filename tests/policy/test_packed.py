@@ -29,6 +29,7 @@ def test_packed_layers_compute_what_the_plain_ones_do() -> None:
         with packed.active():
             assert all("forward" in vars(m) for m in packed.linears)
             fast = model(x)
+    assert all(p.key is not None for p in packed.packs)  # each layer ran on its packed weight
     assert fast.shape == plain.shape == (3, 5, 8)
     torch.testing.assert_close(fast, plain, rtol=1e-5, atol=1e-5)
     assert not any("forward" in vars(m) for m in packed.linears)  # the plain forward is back
@@ -67,18 +68,23 @@ def test_layers_with_their_own_forward_and_other_dtypes_are_left_alone(monkeypat
     assert PackedLinears.for_model(_mlp(), enabled=True) is not None
 
 
-async def test_the_embedded_model_decodes_the_same_tokens_packed_or_not(embedded) -> None:
+async def test_the_embedded_model_decodes_the_same_tokens_packed_or_not(embedded, monkeypatch) -> None:
     from policy.local import LocalChatClient
     from verifier.types import Message
 
     prompts = ["What are the warning signs of a stroke?", "Name three fruits.", "What is diabetes?"]
     runs = {}
+    passes: list[int] = []
     for pack in (True, False):
         client = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=50, pack_weights=pack, prefix_cache_mb=0)
         assert (client._packed is not None) is pack
+        if pack:  # count the passes that ran on packed weights
+            real_active = client._packed.active
+            monkeypatch.setattr(client._packed, "active", lambda real=real_active: passes.append(1) or real())
         outs = await asyncio.gather(*(client.complete([Message(role="user", content=p)], max_tokens=24) for p in prompts))
         await client.aclose()
         runs[pack] = [o.tokens for o in outs]
+    assert passes, "no pass ran on packed weights"  # the 3-row prefill and steps while 2+ rows run
     assert runs[True] == runs[False]
 
 
