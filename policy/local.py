@@ -353,7 +353,7 @@ class LocalChatClient:
         self._seed_rng = random.Random(0)
         self._prefixes = _PrefixCache(int(prefix_cache_mb * 2**20))
         self._weights_version: int | None = None
-        # Decoding steps on prepacked weights (CPU float32, see policy.packed); None = auto.
+        # Passes of 2..PACKED_MAX_ROWS token rows run on prepacked weights (policy.packed); None = auto.
         self._packed = packed_linears(loaded.model, pack_weights)
         # Counters for tests, /metrics and benchmarks.
         self.forward_passes = 0  # prefill passes + decoding steps
