@@ -1,8 +1,9 @@
 """Consultation rollouts: concurrent vs one-after-another, embedded model as doctor and patient.
 
-Runs the same N consultations (same cases, personas and seeds) twice in one process: one at a time,
-then all at once (their model calls share batches in ``LocalChatClient``). Prints one JSON line:
-episodes per minute for both, the ratio (target >= 4x), the share of patient replies that needed
+Runs the same N consultations (same cases, personas and seeds) in one process: one at a time, then all
+at once (their model calls share batches in ``LocalChatClient``), and all at once again with every
+prefill in a pass of its own (no ragged passes, ``ragged_pass_gain``). Prints one JSON line:
+episodes per minute for each, the ratio (target >= 4x), the share of patient replies that needed
 the template fallback, and the longest episode's generated tokens, which bound how full the
 concurrent decoding batches can be (its calls run one after another).
 
@@ -43,8 +44,13 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
     }
     replies = fallbacks = leaks = turns = 0
     episode_tokens: list[int] = []
-    for mode in ("sequential", "concurrent"):
-        client = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
+    # "concurrent_separate_prefills": the same concurrent run with every prefill in a pass of its own
+    # (no ragged passes), side by side with the real one for the ragged passes' gain.
+    for mode in ("sequential", "concurrent_separate_prefills", "concurrent"):
+        client = LocalChatClient(
+            loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)),
+            fuse_prefills=mode != "concurrent_separate_prefills",
+        )
         start = time.perf_counter()
         if mode == "sequential":  # one at a time, episode i with seed + i as run_consultations gives it
             results = []
@@ -70,7 +76,11 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
         figures[f"{mode}_prefill_s"] = round(client.prefill_seconds, 1)
         figures[f"{mode}_decode_s"] = round(client.decode_seconds, 1)
         figures[f"{mode}_decode_steps"] = len(client.batch_sizes)
+        figures[f"{mode}_prefill_passes"] = client.forward_passes - len(client.batch_sizes)
+        figures[f"{mode}_prefills_riding_along"] = client.fused_prefills
         figures[f"{mode}_prefix_hit_share"] = round(client.prefix_hit_tokens / max(1, client.prompt_tokens), 3)
+        if mode == "concurrent_separate_prefills":  # a control run: its episodes are not counted twice
+            continue
         replies += sum(r.patient_replies for r in results)
         fallbacks += sum(r.fallbacks for r in results)
         leaks += sum(r.leaks_caught for r in results)
@@ -80,6 +90,9 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
         float(figures["concurrent_episodes_per_min"]) / float(figures["sequential_episodes_per_min"]), 2
     )
     figures["target_speedup"] = 4.0
+    figures["ragged_pass_gain"] = round(
+        float(figures["concurrent_separate_prefills_s"]) / float(figures["concurrent_s"]), 3
+    )
     # An episode's model calls run one after another, so concurrently the run needs at least as many
     # decoding steps as its longest episode generates tokens: total / longest bounds the mean batch.
     figures["max_episode_tokens"] = max(episode_tokens)

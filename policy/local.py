@@ -24,6 +24,11 @@ differs. The running batch's cache keeps spare room after its tokens (``_RoomyLa
 decoding step writes one column instead of re-copying the whole cache; prefill computes the logits
 of the last prompt position only.
 
+A request whose prompt continues a cached prefix, arriving while rows are decoding, does not get a
+prefill pass of its own: its new tokens ride along the next decoding step, in one ragged pass over
+the decoding rows' tokens and the new prompts' tokens (``policy.ragged``): the linear layers run once
+over all of them, attention piece by piece. The decoding rows do not wait a whole pass for it.
+
 Decoding steps of more than one row, and prefill passes of up to ``PACKED_MAX_ROWS`` tokens, run the
 linear layers on weights prepacked for oneDNN (CPU float32 models, see ``policy.packed``;
 ``pack_weights``): MKL re-packs every weight matrix on every such call. A one-row step stays on MKL's
@@ -55,6 +60,7 @@ from transformers.cache_utils import DynamicCache, DynamicLayer
 
 from policy.model import LoadedModel
 from policy.packed import packed_linears
+from policy.ragged import PLAN_KWARG, RaggedPlan, RaggedSegment, ragged_attention, ragged_supported
 from verifier.llm import Completion, Usage
 from verifier.types import Message
 
@@ -187,20 +193,26 @@ class _Batch:
             for layer in self.cache.layers
         ]
 
-    def extend(self, rows: list[_Request], attention: torch.Tensor, cache: Any, *, spliceable: bool) -> None:
-        """Splice freshly prefilled rows (and their cache) into the batch, left-padding to one width."""
-        if not self.rows and not spliceable:
-            self.rows, self.attention, self.cache = list(rows), attention, cache
+    def extend(self, groups: list[tuple[list[_Request], torch.Tensor, Any]], *, spliceable: bool) -> None:
+        """Splice freshly prefilled rows (groups of rows, their attention mask and their cache) into the
+        batch with one copy, left-padding every row to one width."""
+        if not self.rows and not spliceable and len(groups) == 1:
+            self.rows, self.attention, self.cache = list(groups[0][0]), groups[0][1], groups[0][2]
             return
-        width = attention.shape[1] if not self.rows else max(self.attention.shape[1], attention.shape[1])
-        joined = [cache] if not self.rows else [self.cache, cache]
-        self.cache = cache
+        joined = ([(self.attention, self.cache)] if self.rows else []) + [(attention, cache) for _, attention, cache in groups]
+        width = max(attention.shape[1] for attention, _ in joined)
+        self.cache = joined[0][1]
         self.cache.layers = [
-            _RoomyLayer.stacked([(c.layers[i].keys, c.layers[i].values) for c in joined], width)
-            for i in range(len(cache.layers))
+            _RoomyLayer.stacked([(c.layers[i].keys, c.layers[i].values) for _, c in joined], width)
+            for i in range(len(self.cache.layers))
         ]
-        self.attention = attention if not self.rows else torch.cat([_pad_left(self.attention, width), _pad_left(attention, width)])
-        self.rows.extend(rows)
+        self.attention = torch.cat([_pad_left(attention, width) for attention, _ in joined])
+        for rows, _, _ in groups:
+            self.rows.extend(rows)
+
+
+# A request whose prompt continues a cached prefix: the request, the prefix, how many tokens they share.
+_Hit = tuple[_Request, "_Prefix", int]
 
 
 def _pad_left(tensor: torch.Tensor, width: int, dim: int = 1) -> torch.Tensor:
@@ -319,6 +331,7 @@ class LocalChatClient:
         system_prompt: str | None = None,
         prefix_cache_mb: float = 1024.0,
         pack_weights: bool | None = None,
+        fuse_prefills: bool = True,
     ) -> None:
         if max_batch_size < 1:
             raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size}")
@@ -355,6 +368,8 @@ class LocalChatClient:
         self._weights_version: int | None = None
         # Passes of 2..PACKED_MAX_ROWS token rows run on prepacked weights (policy.packed); None = auto.
         self._packed = packed_linears(loaded.model, pack_weights)
+        # Prefills of prompts continuing a cached prefix ride along decoding steps (policy.ragged).
+        self._fuse_prefills = fuse_prefills and ragged_supported(loaded.model)
         # Counters for tests, /metrics and benchmarks.
         self.forward_passes = 0  # prefill passes + decoding steps
         self.batches = 0  # prefill passes (groups of requests admitted together)
@@ -363,8 +378,9 @@ class LocalChatClient:
         self.generated_tokens = 0
         self.prompt_tokens = 0  # prompt tokens of admitted requests
         self.prefix_hit_tokens = 0  # of those, served from the prefix cache instead of prefilled
-        self.prefill_seconds = 0.0  # wall time in prefill passes
-        self.decode_seconds = 0.0  # wall time in decoding steps
+        self.fused_prefills = 0  # prompts prefilled in a ragged pass (along decoding rows or each other)
+        self.prefill_seconds = 0.0  # wall time in prefill passes (ragged passes without decoding rows too)
+        self.decode_seconds = 0.0  # wall time in decoding steps (ragged passes with decoding rows too)
 
     # ------------------------------------------------------------------ public API
     @classmethod
@@ -518,59 +534,74 @@ class LocalChatClient:
                     return
                 try:
                     with _model_lock(self.loaded.model):
+                        riders: list[_Hit] = []
                         if new:
                             started = time.perf_counter()
-                            self._prefill(batch, new)
+                            riders = self._prefill(batch, new)
                             self.prefill_seconds += time.perf_counter() - started
-                        if batch:
-                            started = time.perf_counter()
-                            self._step(batch)
-                            self.decode_seconds += time.perf_counter() - started
+                        if batch or riders:
+                            started, decoding = time.perf_counter(), len(batch)
+                            if riders:
+                                self._ragged_step(batch, riders)
+                            else:
+                                self._step(batch)
+                            elapsed = time.perf_counter() - started
+                            if decoding:
+                                self.decode_seconds += elapsed
+                            else:
+                                self.prefill_seconds += elapsed
                 except Exception as exc:  # a failed step fails its requests, not the thread
                     logger.exception("generation failed for %d requests", len(batch) + len(new))
                     for request in {id(r): r for r in [*batch.rows, *new]}.values():
                         self._fail(request, exc)
                     batch = _Batch()
 
-    def _prefill(self, batch: _Batch, new: list[_Request]) -> None:
+    def _prefill(self, batch: _Batch, new: list[_Request]) -> list[_Hit]:
         """Prefill the new requests and admit them into the running batch.
 
-        Requests whose prompt starts like a cached prefix prefill only the rest, one by one. The others
-        are prefilled together — except that a request sharing its start with another fresh one (16
-        consultations opening with the same system prompt) waits for that one's prompt to be cached and
-        then prefills only what differs.
+        Requests whose prompt starts like a cached prefix prefill only the rest. When rows are decoding
+        (or several such requests arrive together) they are returned instead, to ride along the next
+        decoding step in one ragged pass (``policy.ragged``); otherwise they are prefilled here, one by
+        one. The others are prefilled together — except that a request sharing its start with another
+        fresh one (16 consultations opening with the same system prompt) waits for that one's prompt to
+        be cached and then prefills only what differs.
         """
         self._drop_stale_prefixes()
         leaders: list[_Request] = []
         followers: list[_Request] = []
-        groups: list[tuple[list[_Request], torch.Tensor, Any, torch.Tensor]] = []
+        hits: list[_Hit] = []
         for request in new:
             request.generator = torch.Generator().manual_seed(request.seed)
             self.prompt_tokens += len(request.prompt_ids)
             hit = self._prefixes.longest(request.prompt_ids) if self._spliceable else None
             if hit is not None:
-                groups.append(self._prefill_from_prefix(request, *hit))
+                hits.append((request, *hit))
             elif self._may_cache and any(_shared(request.prompt_ids, r.prompt_ids) >= MIN_PREFIX_TOKENS for r in leaders):
                 followers.append(request)
             else:
                 leaders.append(request)
+        groups: list[tuple[list[_Request], torch.Tensor, Any, torch.Tensor]] = []
         if leaders:
-            groups.insert(0, self._prefill_fresh(leaders))
+            groups.append(self._prefill_fresh(leaders))
         missed = []
         for request in followers:
             hit = self._prefixes.longest(request.prompt_ids) if self._spliceable else None
             if hit is None:
                 missed.append(request)
             else:
-                groups.append(self._prefill_from_prefix(request, *hit))
+                hits.append((request, *hit))
         if missed:
             groups.append(self._prefill_fresh(missed))
         self.batches += 1
         self.admitted.append(len(new))
-        first = len(batch)
-        for rows, attention, cache, _ in groups:
-            batch.extend(rows, attention, cache, spliceable=bool(self._spliceable))
-        self._sample_rows(batch, torch.cat([logits for *_, logits in groups]), first=first)
+        ride = self._fuse_prefills and bool(hits) and (len(batch) + sum(len(rows) for rows, *_ in groups) > 0 or len(hits) > 1)
+        if not ride:
+            groups.extend(self._prefill_from_prefix(*hit) for hit in hits)
+        if groups:
+            first = len(batch)
+            batch.extend([(rows, attention, cache) for rows, attention, cache, _ in groups], spliceable=bool(self._spliceable))
+            self._sample_rows(batch, torch.cat([logits for *_, logits in groups]), first=first)
+        return hits if ride else []
 
     @property
     def _caching(self) -> bool:
@@ -680,6 +711,69 @@ class LocalChatClient:
         self.forward_passes += 1
         batch.cache = self._cache_of(out, default=batch.cache)
         self._sample_rows(batch, out.logits[:, -1, :], first=0)
+
+    def _ragged_step(self, batch: _Batch, riders: list[_Hit]) -> None:
+        """One pass that decodes a token for every row of ``batch`` and prefills ``riders`` (each after
+        its cached prefix); the riders then join the batch."""
+        model = self.loaded.model
+        device = next(model.parameters()).device
+        rows = len(batch)
+        ids: list[int] = []
+        positions: list[torch.Tensor] = []
+        row_mask = None
+        if rows:
+            ids = [r.generated[-1] for r in batch.rows]
+            batch.attention = torch.cat([batch.attention, batch.attention.new_ones((rows, 1))], dim=1)
+            positions.append((batch.attention.cumsum(-1) - 1)[:, -1].cpu())
+            row_mask = batch.attention.bool()[:, None, None, :]
+            self.batch_sizes.append(rows)
+        keep = list(range(rows))
+        segments = []
+        for request, prefix, shared in riders:
+            n = len(request.prompt_ids)
+            cache = DynamicCache([(k[:, :, :shared, :], v[:, :, :shared, :]) for k, v in prefix.layers])
+            segments.append(RaggedSegment(cache, prefix=shared, length=n - shared))
+            ids.extend(request.prompt_ids[shared:])
+            positions.append(torch.arange(shared, n))
+            keep.append(len(ids) - 1)
+            self.prefix_hit_tokens += shared
+        plan = RaggedPlan(rows, batch.cache if rows else None, row_mask, segments)
+        with self._packed_for(len(ids)), ragged_attention(model):
+            out = model(
+                input_ids=torch.tensor([ids], dtype=torch.long, device=device),
+                position_ids=torch.cat(positions).unsqueeze(0).to(device),
+                use_cache=False,
+                logits_to_keep=torch.tensor(keep, device=device),
+                **{PLAN_KWARG: plan},
+            )
+        self.forward_passes += 1
+        if len(plan.layers_seen) != len(segments[0].cache.layers):
+            self._fuse_prefills = False
+            if plan.layers_seen:  # some layers' caches took the tokens, others did not: nothing to rescue
+                raise RuntimeError(
+                    f"{type(model).__name__} sent {len(plan.layers_seen)} of {len(segments[0].cache.layers)} layers "
+                    "through the ragged pass; prefills now run on their own"
+                )
+            # No layer dispatched through transformers' attention interface, so no cache was touched:
+            # take the step back and run it the plain way (prefill passes, then a decoding step).
+            logger.warning("%s does not dispatch attention through transformers' interface; prefills run on their own", type(model).__name__)
+            if rows:
+                batch.attention = batch.attention[:, :-1]
+                self.batch_sizes.pop()
+            self.prefix_hit_tokens -= sum(shared for *_, shared in riders)
+            groups = [self._prefill_from_prefix(*hit) for hit in riders]
+            batch.extend([(rows, attention, cache) for rows, attention, cache, _ in groups], spliceable=True)
+            self._sample_rows(batch, torch.cat([logits for *_, logits in groups]), first=rows)
+            if batch:
+                self._step(batch)
+            return
+        self.fused_prefills += len(riders)
+        ones = [torch.ones((1, len(r.prompt_ids)), dtype=torch.long, device=device) for r, *_ in riders]
+        batch.extend(
+            [([request], attention, segment.cache) for (request, *_), attention, segment in zip(riders, ones, segments, strict=True)],
+            spliceable=True,
+        )
+        self._sample_rows(batch, out.logits[0], first=0)
 
     def _sample_rows(self, batch: _Batch, logits: torch.Tensor, *, first: int) -> None:
         """Sample the next token of rows ``first..``; finished or cancelled rows leave the batch."""
