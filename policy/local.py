@@ -754,15 +754,16 @@ class LocalChatClient:
                     f"{type(model).__name__} sent {len(plan.layers_seen)} of {len(segments[0].cache.layers)} layers "
                     "through the ragged pass; prefills now run on their own"
                 )
-            # No layer dispatched through transformers' attention interface, so no cache was touched:
-            # take the step back and run it the plain way (prefill passes, then a decoding step).
-            logger.warning("%s does not dispatch attention through transformers' interface; prefills run on their own", type(model).__name__)
+            # No layer took the ragged path (the model does not dispatch attention through transformers'
+            # interface, or passes arguments it does not model), so no cache was touched: take the step
+            # back and run it the plain way (prefill passes, then a decoding step).
+            logger.warning("%s did not take the ragged pass; prefills now run on their own", type(model).__name__)
             if rows:
                 batch.attention = batch.attention[:, :-1]
                 self.batch_sizes.pop()
             self.prefix_hit_tokens -= sum(shared for *_, shared in riders)
             groups = [self._prefill_from_prefix(*hit) for hit in riders]
-            batch.extend([(rows, attention, cache) for rows, attention, cache, _ in groups], spliceable=True)
+            batch.extend([(joined, attention, cache) for joined, attention, cache, _ in groups], spliceable=True)
             self._sample_rows(batch, torch.cat([logits for *_, logits in groups]), first=rows)
             if batch:
                 self._step(batch)
