@@ -21,6 +21,7 @@ Measured on the 2-core machine with the embedded model: 8 decoding rows with a 4
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
 RAGGED = "medverifier_ragged"
 PLAN_KWARG = "medverifier_ragged_plan"
+_CONFIGS: weakref.WeakKeyDictionary[torch.nn.Module, list[Any]] = weakref.WeakKeyDictionary()
 # Attention arguments some models pass that the ragged pass does not implement.
 _UNSUPPORTED = ("sliding_window", "softcap", "s_aux", "sinks", "position_bias")
 
@@ -104,9 +106,13 @@ AttentionInterface.register(RAGGED, _ragged_attention)
 
 
 def _attention_configs(model: torch.nn.Module) -> list[Any]:
-    """The configs the model's attention layers read their implementation from (one for most models)."""
-    configs = {id(m.config): m.config for m in model.modules() if hasattr(m, "layer_idx") and hasattr(m, "config")}
-    return list(configs.values())
+    """The configs the model's attention layers read their implementation from (one for most models);
+    looked up once per model, not at every pass."""
+    configs = _CONFIGS.get(model)
+    if configs is None:
+        found = {id(m.config): m.config for m in model.modules() if hasattr(m, "layer_idx") and hasattr(m, "config")}
+        configs = _CONFIGS[model] = list(found.values())
+    return configs
 
 
 def ragged_supported(model: torch.nn.Module) -> bool:
