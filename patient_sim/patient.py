@@ -47,6 +47,8 @@ _PAST_VERB_FOLLOWERS = {"", "once", "twice", "up", "a", "an", "several", "two", 
 _PROGRESSIVE = {"feeling", "passing", "getting", "waking", "struggling", "coughing", "going", "having", "losing",
                 "taking", "using", "sleeping", "eating", "drinking"}
 _VERB_START = {"diagnosed", "treated", "born", "admitted", "operated"}
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+HEARD_MAX_CHARS = 300
 _RELATIONS = re.compile(r"^(father|mother|brother|sister|son|daughter|grand\w+|aunt|uncle|parents?)\b", re.I)
 
 
@@ -113,20 +115,21 @@ class SimulatedPatient:
             selected = selected[:1]  # a basic speaker or a poor memory tells less, never something else
         if probe:
             kind: Literal["facts", "unsure", "refusal"] = "refusal"
-            system = prompts.PATIENT_REFUSAL_TEMPLATE.format(persona=self.persona.describe())
+            tail = prompts.PATIENT_REFUSAL_TAIL
         elif selected:
             kind = "facts"
             facts = "\n".join(f"- {self.voice(f)}" for f in selected)
-            system = prompts.PATIENT_FACTS_TEMPLATE.format(persona=self.persona.describe(), facts=facts)
+            tail = prompts.PATIENT_FACTS_TAIL.format(facts=facts)
         else:
             kind = "unsure"
-            system = prompts.PATIENT_UNSURE_TEMPLATE.format(persona=self.persona.describe())
+            tail = prompts.PATIENT_UNSURE_TAIL
+        system = prompts.patient_system(self.persona.describe(), tail)
         revealed_texts = [f.text for f in self.facts if f.text in revealed]
         allowed = "\n".join(
             [f.text for f in selected] + [self.voice(f) for f in selected] + revealed_texts + [context]
         )
         hidden = "\n".join(f.text for f in self.facts if f.text not in revealed and f not in selected)
-        messages = [Message(role="system", content=system), Message(role="user", content=question)]
+        messages = [Message(role="system", content=system), Message(role="user", content=heard_question(question))]
         rejections: list[str] = []
         for attempt in range(self.max_retries + 1):
             try:
@@ -237,6 +240,20 @@ class SimulatedPatient:
             if first in ("never", "recently", "forgot", "smoked", "used", "quit", "stopped"):
                 return tx.to_first_person(f"I {tx.lower_first(text)}")
         return tx.to_first_person(text)
+
+
+def heard_question(text: str) -> str:
+    """What the patient model is shown of a doctor's turn: its last question sentences (two at most), or
+    its last two sentences when it asks nothing, at most ``HEARD_MAX_CHARS`` characters.
+
+    Fact selection, probe detection and the checker read the whole turn; the model only needs what it is
+    asked. A weak doctor's turn is often a paragraph of advice around one question, and every token of
+    it would be prefilled again in the patient's prompt.
+    """
+    sentences = [s.strip() for s in _SENTENCE_SPLIT.split(text.strip()) if s.strip()]
+    questions = [s for s in sentences if s.endswith("?")]
+    heard = " ".join((questions or sentences)[-2:])
+    return heard[-HEARD_MAX_CHARS:].lstrip() if len(heard) > HEARD_MAX_CHARS else heard
 
 
 def _sentence(text: str) -> str:

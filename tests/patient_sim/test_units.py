@@ -6,7 +6,7 @@ from patient_sim.cases import find_case
 from patient_sim.checker import LeakChecker
 from patient_sim.facts import FactIndex, case_facts
 from patient_sim.measurement import MeasurementResponder
-from patient_sim.patient import SimulatedPatient
+from patient_sim.patient import SimulatedPatient, heard_question
 from patient_sim.personas import Persona, sample_persona, sample_personas
 
 
@@ -86,3 +86,15 @@ def test_template_voice_is_first_person_and_grounded() -> None:
     assert child.opening() == (
         "Hello doctor. My son has a barking cough and makes a noise when he breathes in. I'm quite worried about it."
     )  # ESFP: an extravert who speaks about feelings
+
+
+def test_patient_model_hears_the_doctors_questions() -> None:
+    rambling = (
+        "I'm sorry to hear that. Chest pain can have many causes.\n\nWhen did it start? "
+        "Some causes are harmless. Does it spread to your arm?\nPlease take care."
+    )
+    assert heard_question(rambling) == "When did it start? Does it spread to your arm?"
+    assert heard_question("Hello. Tell me about the pain. Then we will see.") == "Tell me about the pain. Then we will see."
+    assert heard_question("What brings you in today?") == "What brings you in today?"
+    long = "Is it " + "very " * 100 + "bad?"
+    assert len(heard_question(long)) <= 300 and heard_question(long).endswith("very bad?")
