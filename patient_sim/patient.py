@@ -265,5 +265,5 @@ def _clean(draft: str) -> str:
     text = draft.strip().strip('"').strip()
     text = re.sub(r"^(patient|me|answer|reply)\s*:\s*", "", text, flags=re.IGNORECASE)
     text = text.split("\n", 1)[0].strip()
-    sentences = list(dict.fromkeys(s for s in re.split(r"(?<=[.!?])\s+", text) if s))  # no repeats
+    sentences = list(dict.fromkeys(s for s in _SENTENCE_SPLIT.split(text) if s))  # no repeats
     return " ".join(sentences[:2]).strip()
