@@ -20,9 +20,11 @@ model's weights change (a training step), so it never serves stale activations.
 
 Requests admitted together whose prompts share a start (16 consultations opening with one system
 prompt) prefill that start once: the first is prefilled whole and cached, the others only what
-differs. The running batch's cache keeps spare room after its tokens (``_RoomyLayer``), so a
-decoding step writes one column instead of re-copying the whole cache; prefill computes the logits
-of the last prompt position only.
+differs. The running batch's cache keeps spare room around its rows and tokens (``_RoomyLayer``):
+a decoding step writes one column instead of re-copying the whole cache, a row that joins is copied
+into a spare row, and a row that leaves is replaced by the last one; the other rows stay where they
+are. Prefill computes the logits of the last prompt position only. One step samples all its rows'
+tokens in one batched pass (``sample_tokens``), each row from its own seeded generator.
 
 A request whose prompt continues a cached prefix, arriving while rows are decoding, does not get a
 prefill pass of its own: its new tokens ride along the next decoding step, in one ragged pass over
@@ -110,60 +112,116 @@ class _Request:
 
 
 class _RoomyLayer(DynamicLayer):
-    """A ``DynamicLayer`` whose keys and values are views of buffers with spare room after the tokens.
+    """A ``DynamicLayer`` whose keys and values are a window of bigger buffers, with rows and columns to spare.
 
-    ``DynamicLayer.update`` re-concatenates the whole cache for every new token: with 16 rows of 800
-    tokens that copy was a third of a decoding step on 2 cores. Here a step writes one column into the
-    room, and the buffers are only rebuilt when the room runs out or the batch's rows change (which in
-    a busy consultation batch is every few steps, so there the gain is small).
+    The running batch's rows are left-padded to one width and end in the same column. A decoding step
+    writes one column into the room on the right. A row that leaves is replaced by the batch's last
+    row (one row copied), and padding no row needs any more leaves the window. A joining row is
+    written into a spare row, right-aligned, widening the window into the room on the left if it is
+    longer. The buffers are rebuilt only when a room runs out. ``DynamicLayer.update`` re-concatenated
+    the whole cache for every token (with 16 rows of 800 tokens, a third of a decoding step on
+    2 cores), and re-stacking every row whenever a row came or went cost 30–45 ms a time with
+    10 rows of 500 tokens, in a consultation batch where rows come and go every few steps.
     """
 
-    def __init__(self, keys: torch.Tensor, values: torch.Tensor, length: int) -> None:
+    def __init__(self, keys: torch.Tensor, values: torch.Tensor, rows: int, start: int, end: int) -> None:
         super().__init__()
         self.is_initialized = True
         self.device = keys.device
-        self._keys, self._values, self._length = keys, values, length
-        self.keys, self.values = keys[:, :, :length], values[:, :, :length]
+        self._keys, self._values = keys, values
+        self._rows, self._start, self._end = rows, start, end
+        self._view()
 
     @classmethod
-    def stacked(cls, pieces: list[tuple[torch.Tensor, torch.Tensor]], width: int) -> _RoomyLayer:
-        """Rows of ``pieces`` (keys, values) stacked in order, each right-aligned to ``width`` tokens."""
-        first = pieces[0][0]
-        rows = sum(keys.shape[0] for keys, _ in pieces)
-        shape = (rows, first.shape[1], width + _room(width), first.shape[3])
-        buffers = first.new_empty(shape), first.new_empty(shape)
-        row = 0
+    def empty(cls, like: torch.Tensor, capacity: int, width: int) -> _RoomyLayer:
+        """No rows yet; room for ``capacity`` rows of up to ``width`` tokens plus spare columns."""
+        left = _room(width)
+        shape = (capacity, like.shape[1], left + width + _room(width), like.shape[3])
+        return cls(like.new_empty(shape), like.new_empty(shape), 0, left + width, left + width)
+
+    @classmethod
+    def stacked(cls, pieces: list[tuple[torch.Tensor, torch.Tensor]], width: int, capacity: int = 0) -> _RoomyLayer:
+        """The rows of ``pieces`` (keys, values) in order, right-aligned to ``width`` tokens."""
+        layer = cls.empty(pieces[0][0], max(capacity, sum(keys.shape[0] for keys, _ in pieces)), width)
+        layer.join(pieces)
+        return layer
+
+    @property
+    def capacity(self) -> int:
+        return self._keys.shape[0]
+
+    def _view(self) -> None:
+        self.keys = self._keys[: self._rows, :, self._start : self._end]
+        self.values = self._values[: self._rows, :, self._start : self._end]
+
+    def fits(self, rows: int, width: int) -> bool:
+        """Whether ``rows`` more rows of up to ``width`` tokens fit without rebuilding the buffers."""
+        return self._rows + rows <= self.capacity and width <= self._end
+
+    def rebuild(self, capacity: int, width: int) -> None:
+        """Move the rows into new buffers: ``capacity`` rows, a window that can widen to ``width``
+        tokens on the left, and spare columns on both sides."""
+        current = self._end - self._start
+        left = max(0, width - current) + _room(width)
+        shape = (capacity, self._keys.shape[1], left + current + _room(width), self._keys.shape[3])
+        keys, values = self._keys.new_empty(shape), self._values.new_empty(shape)
+        keys[: self._rows, :, left : left + current] = self.keys
+        values[: self._rows, :, left : left + current] = self.values
+        self._keys, self._values, self._start, self._end = keys, values, left, left + current
+        self._view()
+
+    def join(self, pieces: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+        """Append the rows of ``pieces`` (keys, values), right-aligned to the window; see ``fits``."""
+        start = min([self._start] + [self._end - keys.shape[2] for keys, _ in pieces])
+        if start < self._start:  # the window widens to the left: zero padding there for the old rows
+            self._keys[: self._rows, :, start : self._start].zero_()
+            self._values[: self._rows, :, start : self._start].zero_()
+            self._start = start
+        row = self._rows
         for piece in pieces:
             n, end = piece[0].shape[2], row + piece[0].shape[0]
-            for buffer, part in zip(buffers, piece, strict=True):
-                buffer[row:end, :, : width - n].zero_()  # left padding: masked, but must not hold NaN
-                buffer[row:end, :, width - n : width] = part
+            for buffer, part in zip((self._keys, self._values), piece, strict=True):
+                buffer[row:end, :, self._start : self._end - n].zero_()  # left padding: masked, must not hold NaN
+                buffer[row:end, :, self._end - n : self._end] = part
             row = end
-        return cls(*buffers, width)
+        self._rows = row
+        self._view()
+
+    def retain(self, moves: list[tuple[int, int]], rows: int, trim: int) -> None:
+        """Keep the first ``rows`` rows after copying row ``source`` into row ``target`` for each
+        ``(target, source)`` of ``moves``; drop the window's ``trim`` leftmost columns."""
+        for target, source in moves:
+            self._keys[target, :, self._start : self._end] = self._keys[source, :, self._start : self._end]
+            self._values[target, :, self._start : self._end] = self._values[source, :, self._start : self._end]
+        self._rows, self._start = rows, self._start + trim
+        self._view()
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
-        n, added = self._length, key_states.shape[-2]
-        if n + added > self._keys.shape[2]:  # out of room: move the tokens into bigger buffers
-            shape = (*self._keys.shape[:2], n + added + _room(n + added), self._keys.shape[3])
-            keys, values = self._keys.new_empty(shape), self._values.new_empty(shape)
-            keys[:, :, :n], values[:, :, :n] = self.keys, self.values
-            self._keys, self._values = keys, values
-        self._keys[:, :, n : n + added] = key_states
-        self._values[:, :, n : n + added] = value_states
-        self._length = n + added
-        self.keys, self.values = self._keys[:, :, : self._length], self._values[:, :, : self._length]
+        added = key_states.shape[-2]
+        if self._end + added > self._keys.shape[2]:  # out of room on the right
+            self.rebuild(self.capacity, self._end - self._start + added)
+        self._keys[: self._rows, :, self._end : self._end + added] = key_states
+        self._values[: self._rows, :, self._end : self._end + added] = value_states
+        self._end += added
+        self._view()
         return self.keys, self.values
 
 
 def _room(width: int) -> int:
-    """Spare columns for a cache of ``width`` tokens: a reallocation every 64 or more steps."""
+    """Spare columns for a cache of ``width`` tokens: a rebuild every 64 or more steps."""
     return max(64, width // 4)
+
+
+def _row_room(rows: int, most: int) -> int:
+    """Rows to allocate for a batch of ``rows``: a few to spare for rows joining, at most ``most``."""
+    return max(rows, min(most, rows + max(2, rows // 2)))
 
 
 class _Batch:
     """The running batch: its requests, their attention mask and the shared KV cache."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_rows: int) -> None:
+        self.max_rows = max_rows
         self.rows: list[_Request] = []
         self.attention: torch.Tensor | None = None  # [rows, width], 0 on left padding
         self.cache: Any = None
@@ -172,41 +230,56 @@ class _Batch:
         return len(self.rows)
 
     def keep(self, keep: list[int], *, spliceable: bool) -> None:
-        """Drop every row not in ``keep`` and trim padding columns no remaining row needs."""
+        """Drop every row not in ``keep`` and trim padding columns no remaining row needs. The order
+        of the rows changes: the last rows move into the places of the dropped ones."""
         if len(keep) == len(self.rows):
             return
         if not keep:
             self.rows, self.attention, self.cache = [], None, None
             return
-        index = torch.tensor(keep, device=self.attention.device)
-        self.rows = [self.rows[i] for i in keep]
-        self.attention = self.attention.index_select(0, index)
         if not spliceable:  # a cache we cannot trim by hand: let it select its own rows
+            index = torch.tensor(keep, device=self.attention.device)
+            self.rows = [self.rows[i] for i in keep]
+            self.attention = self.attention.index_select(0, index)
             self.cache.batch_select_indices(index)
             return
+        count, kept = len(keep), set(keep)
+        holes = [row for row in range(count) if row not in kept]
+        moves = list(zip(holes, [row for row in keep if row >= count], strict=True))
+        order = list(range(count))
+        for target, source in moves:
+            order[target] = source
+        self.rows = [self.rows[i] for i in order]
+        self.attention = self.attention[order]
         used = self.attention.any(dim=0).nonzero()
-        first = int(used[0]) if len(used) else 0
-        self.attention = self.attention[:, first:]
-        width = self.attention.shape[1]
-        self.cache.layers = [
-            _RoomyLayer.stacked([(layer.keys[i : i + 1, :, first:], layer.values[i : i + 1, :, first:]) for i in keep], width)
-            for layer in self.cache.layers
-        ]
+        trim = int(used[0]) if len(used) else 0
+        self.attention = self.attention[:, trim:]
+        for layer in self.cache.layers:
+            layer.retain(moves, count, trim)
 
     def extend(self, groups: list[tuple[list[_Request], torch.Tensor, Any]], *, spliceable: bool) -> None:
-        """Splice freshly prefilled rows (groups of rows, their attention mask and their cache) into the
-        batch with one copy, left-padding every row to one width."""
+        """Add freshly prefilled rows (groups of rows, their attention mask and their cache) after the
+        batch's rows, left-padding every row to one width; only the new rows are copied, unless the
+        buffers run out of room."""
         if not self.rows and not spliceable and len(groups) == 1:
             self.rows, self.attention, self.cache = list(groups[0][0]), groups[0][1], groups[0][2]
             return
-        joined = ([(self.attention, self.cache)] if self.rows else []) + [(attention, cache) for _, attention, cache in groups]
-        width = max(attention.shape[1] for attention, _ in joined)
-        self.cache = joined[0][1]
-        self.cache.layers = [
-            _RoomyLayer.stacked([(c.layers[i].keys, c.layers[i].values) for _, c in joined], width)
-            for i in range(len(self.cache.layers))
-        ]
-        self.attention = torch.cat([_pad_left(attention, width) for attention, _ in joined])
+        added = sum(len(rows) for rows, _, _ in groups)
+        width = max(attention.shape[1] for _, attention, _ in groups)
+        pieces = [[(cache.layers[i].keys, cache.layers[i].values) for _, _, cache in groups] for i in range(len(groups[0][2].layers))]
+        if self.rows:
+            if not self.cache.layers[0].fits(added, width):
+                capacity = _row_room(len(self.rows) + added, self.max_rows)
+                for layer in self.cache.layers:
+                    layer.rebuild(capacity, max(width, self.attention.shape[1]))
+            for layer, layer_pieces in zip(self.cache.layers, pieces, strict=True):
+                layer.join(layer_pieces)
+        else:
+            self.cache = groups[0][2]
+            self.cache.layers = [_RoomyLayer.stacked(p, width, _row_room(added, self.max_rows)) for p in pieces]
+        joined = ([self.attention] if self.rows else []) + [attention for _, attention, _ in groups]
+        total = max(attention.shape[1] for attention in joined)
+        self.attention = torch.cat([_pad_left(attention, total) for attention in joined])
         for rows, _, _ in groups:
             self.rows.extend(rows)
 
@@ -294,18 +367,32 @@ class _PrefixCache:
 
 def sample_token(logits: torch.Tensor, temperature: float, top_p: float, generator: torch.Generator) -> int:
     """One token from 1-D ``logits``: greedy at temperature 0, else softmax(logits / T) within top-p."""
-    if temperature <= 0:
-        return int(torch.argmax(logits))
-    probs = torch.softmax(logits / temperature, dim=-1)
+    return sample_tokens(logits[None], [temperature], top_p, [generator])[0]
+
+
+def sample_tokens(
+    logits: torch.Tensor, temperatures: list[float], top_p: float, generators: list[torch.Generator | None]
+) -> list[int]:
+    """One token per row of ``logits`` ([rows, vocab]), as ``sample_token`` draws it for the row alone
+    (the same draw from the row's generator), in one batched pass over the vocabulary."""
+    tokens = logits.argmax(dim=-1).tolist()  # temperature 0: greedy
+    sampled = [row for row, temperature in enumerate(temperatures) if temperature > 0]
+    if not sampled:
+        return tokens
+    scale = torch.tensor([temperatures[row] for row in sampled], dtype=logits.dtype)[:, None]
+    probs = torch.softmax(logits[sampled] / scale, dim=-1)
     if top_p < 1.0:
-        sorted_probs, order = torch.sort(probs, descending=True)
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
         keep = sorted_probs.cumsum(-1) - sorted_probs < top_p
-        probs = torch.zeros_like(probs).scatter(0, order[keep], sorted_probs[keep])
-    # Inverse-CDF sampling: torch.multinomial's distribution; over a 49k vocabulary the whole function
-    # takes ~0.35 ms here, multinomial alone ~2 ms.
+        probs = torch.zeros_like(probs).scatter(1, order, sorted_probs * keep)
+    # Inverse-CDF sampling: torch.multinomial's distribution; over a 49k vocabulary one row takes
+    # ~0.3 ms here, multinomial alone ~2 ms.
     cdf = probs.cumsum(-1)
-    u = torch.rand((), generator=generator) * cdf[-1]
-    return min(int(torch.searchsorted(cdf, u, right=True)), len(cdf) - 1)
+    draws = torch.stack([torch.rand((), generator=generators[row]) for row in sampled]) * cdf[:, -1]
+    picks = torch.searchsorted(cdf, draws[:, None], right=True)[:, 0].clamp(max=cdf.shape[-1] - 1)
+    for row, token in zip(sampled, picks.tolist(), strict=True):
+        tokens[row] = token
+    return tokens
 
 
 def _shared(a: list[int], b: list[int]) -> int:
@@ -522,7 +609,7 @@ class LocalChatClient:
 
     # ------------------------------------------------------------------ the decoding thread
     def _run(self) -> None:
-        batch = _Batch()
+        batch = _Batch(self.max_batch_size)
         with torch.inference_mode():
             while True:
                 can_join = not batch or self._spliceable is not False
@@ -554,7 +641,7 @@ class LocalChatClient:
                     logger.exception("generation failed for %d requests", len(batch) + len(new))
                     for request in {id(r): r for r in [*batch.rows, *new]}.values():
                         self._fail(request, exc)
-                    batch = _Batch()
+                    batch = _Batch(self.max_batch_size)
 
     def _prefill(self, batch: _Batch, new: list[_Request]) -> list[_Hit]:
         """Prefill the new requests and admit them into the running batch.
@@ -780,10 +867,12 @@ class LocalChatClient:
         """Sample the next token of rows ``first..``; finished or cancelled rows leave the batch."""
         logits = logits.float().cpu()
         logprobs = torch.log_softmax(logits, dim=-1)
-        for offset, request in enumerate(batch.rows[first:]):
-            token = sample_token(logits[offset], request.temperature, self.top_p, request.generator)
+        requests = batch.rows[first:]
+        tokens = sample_tokens(logits, [r.temperature for r in requests], self.top_p, [r.generator for r in requests])
+        chosen = logprobs[torch.arange(len(tokens)), tokens].tolist()
+        for request, token, logprob in zip(requests, tokens, chosen, strict=True):
             request.generated.append(token)
-            request.logprobs.append(float(logprobs[offset, token]))
+            request.logprobs.append(logprob)
             self.generated_tokens += 1
             self._after_token(request, token)
         keep = []

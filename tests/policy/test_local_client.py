@@ -190,7 +190,9 @@ def test_roomy_cache_layer_appends_in_place_and_pads_joined_rows_with_zeros():
 
     short = torch.randn(1, 3, 2, 4), torch.randn(1, 3, 2, 4)
     long = torch.randn(2, 3, 5, 4), torch.randn(2, 3, 5, 4)
-    layer = _RoomyLayer.stacked([long, short], width=5)
+    layer = _RoomyLayer.empty(long[0], capacity=4, width=5)
+    assert layer.fits(3, 5)
+    layer.join([long, short])
     assert layer.keys.shape == (3, 3, 5, 4)
     assert torch.equal(layer.keys[:2], long[0]) and torch.equal(layer.values[2, :, 3:], short[1][0])
     assert not layer.keys[2, :, :3].any()  # left padding of the shorter row is zero, never garbage
@@ -203,6 +205,67 @@ def test_roomy_cache_layer_appends_in_place_and_pads_joined_rows_with_zeros():
             assert layer._keys.data_ptr() == buffer  # no reallocation while there is room
     assert layer._keys.data_ptr() != buffer  # grown once the room ran out, tokens kept
     assert torch.equal(layer.keys[:2, :, :5], long[0]) and layer.get_seq_length() == 75
+    row2 = layer.keys[2].clone()
+    layer.retain([(0, 2)], rows=2, trim=0)  # row 0 leaves: the last row takes its place
+    assert layer.keys.shape[0] == 2 and torch.equal(layer.keys[0], row2)
+    assert torch.equal(layer.keys[1, :, :5], long[0][1])
+
+
+def test_the_running_batch_keeps_every_rows_tokens_as_rows_come_and_go():
+    """Rows join (shorter and longer than the batch), decode, leave; each row's keys stay its own."""
+    import random
+
+    import torch
+    from transformers import DynamicCache
+
+    from policy.local import _Batch
+
+    rng = random.Random(0)
+    batch = _Batch(max_rows=6)
+    tokens: dict[int, torch.Tensor] = {}  # request -> its keys so far [heads, n, dim]
+    next_id = 0
+
+    def join(lengths: list[int]) -> None:
+        nonlocal next_id
+        groups = []
+        for n in lengths:
+            keys = torch.randn(1, 2, n, 3)
+            tokens[next_id] = keys[0]
+            cache = DynamicCache([(keys.clone(), -keys.clone())])
+            groups.append(([next_id], torch.ones(1, n, dtype=torch.long), cache))
+            next_id += 1
+        batch.extend(groups, spliceable=True)
+
+    def check() -> None:
+        layer = batch.cache.layers[0]
+        assert layer.keys.shape[:3] == (len(batch), 2, batch.attention.shape[1])
+        for row, request in enumerate(batch.rows):
+            n = tokens[request].shape[1]
+            assert batch.attention[row].tolist() == [0] * (batch.attention.shape[1] - n) + [1] * n
+            assert torch.equal(layer.keys[row, :, -n:], tokens[request])
+            assert torch.equal(layer.values[row, :, -n:], -tokens[request])
+            assert not layer.keys[row, :, :-n].any()  # padding is zero, never garbage
+        assert batch.attention[:, 0].any()  # no column of padding only
+
+    join([4, 9])
+    check()
+    for round_ in range(40):
+        new = torch.randn(len(batch), 2, 1, 3)
+        batch.cache.layers[0].update(new, -new)
+        batch.attention = torch.cat([batch.attention, batch.attention.new_ones((len(batch), 1))], dim=1)
+        for row, request in enumerate(batch.rows):
+            tokens[request] = torch.cat([tokens[request], new[row]], dim=1)
+        check()
+        if round_ % 3 == 0 and len(batch) > 1:
+            keep = sorted(rng.sample(range(len(batch)), rng.randint(1, len(batch) - 1)))
+            batch.keep(keep, spliceable=True)
+            check()
+        if round_ % 4 == 1 and len(batch) < 6:
+            width = batch.attention.shape[1]
+            join([rng.choice([2, width, width + 30, width + 100])][: 6 - len(batch)])
+            check()
+    batch.keep([], spliceable=True)
+    assert len(batch) == 0 and batch.cache is None
 
 
 def test_prefix_cache_keeps_one_entry_per_growing_conversation():
@@ -237,6 +300,25 @@ def test_sampling_follows_the_softmax_and_top_p():
     assert shares[1] == 0 and abs(shares[0] - 0.1) < 0.02 and abs(shares[2] - 0.6) < 0.03 and abs(shares[3] - 0.3) < 0.03
     assert set(sample_token(logits, 1.0, 0.5, generator) for _ in range(200)) == {2}  # top-p keeps the 0.6 token
     assert sample_token(logits, 0.0, 1.0, generator) == 2
+
+
+def test_a_batch_of_rows_samples_what_each_row_samples_alone():
+    import torch
+
+    from policy.local import sample_token, sample_tokens
+
+    logits = torch.randn(6, 500) * 3
+    temperatures = [0.0, 0.3, 0.8, 1.0, 0.0, 1.3]
+    for top_p in (1.0, 0.9):
+        alone = [
+            sample_token(row, t, top_p, torch.Generator().manual_seed(i))
+            for i, (row, t) in enumerate(zip(logits, temperatures, strict=True))
+        ]
+        generators = [torch.Generator().manual_seed(i) for i in range(6)]
+        assert sample_tokens(logits, temperatures, top_p, generators) == alone
+    same = logits[:1].expand(6, -1)  # one distribution, six generators: six draws of their own
+    seeded = [sample_tokens(same, [1.0] * 6, 1.0, [torch.Generator().manual_seed(i) for i in range(6)]) for _ in range(2)]
+    assert seeded[0] == seeded[1] and len(set(seeded[0])) > 1
 
 
 _EXIT_RIGHT_AFTER_A_REPLY = textwrap.dedent(
