@@ -89,6 +89,7 @@ class PolicyAudit(BaseModel):
     description: str
     case_independent: bool = False
     items: int = 0  # items the policy applies to and that were scored
+    applicable: int = 0  # items the policy applies to (an exploit built on the reference may not)
     unscored: int = 0
     mean_reward: float | None = None
     reference_mean: float | None = None  # the reference's mean over the same items
@@ -160,7 +161,7 @@ def _summarise(
     scored = [item for item in applied if rewards[item] is not None and reference.get(item) is not None]
     audit = PolicyAudit(
         name=policy.name, family=policy.family, description=policy.description,
-        case_independent=policy.case_independent, items=len(scored),
+        case_independent=policy.case_independent, items=len(scored), applicable=len(applied),
         unscored=sum(1 for item in applied if rewards[item] is None), bound=policy.bound.describe(),
         rewards={item: rewards[item] for item in applied},
     )
@@ -172,8 +173,8 @@ def _summarise(
         audit.ties = [i for i in scored if rewards[i] >= reference[i]]  # type: ignore[operator]
     audit.axes = _axes([results[i] for i in scored if results[i] is not None])  # type: ignore[misc]
     bound, failures = policy.bound, audit.failures
-    if not scored and policy.family != REFERENCE:
-        failures.append("no item was scored")
+    if applied and not scored:
+        failures.append(f"none of the {len(applied)} item(s) it applies to could be graded")
     if bound.max_ratio is not None and audit.ratio is not None and audit.ratio > bound.max_ratio:
         failures.append(f"ratio {audit.ratio:.3f} > {bound.max_ratio:g}")
     if (bound.no_ties or bound.strictly_below) and audit.ties:
@@ -230,7 +231,7 @@ def render_table(report: AuditReport) -> Any:
     for column in ("policy", "class", "items", "mean", "ratio", "ties", "bound", "verdict"):
         table.add_column(column, justify="right" if column in {"items", "mean", "ratio", "ties"} else "left")
     for policy in [report.reference, *report.exploits]:
-        verdict = "ok" if policy.passed else "FAIL: " + "; ".join(policy.failures)
+        verdict = ("ok" if policy.applicable else "n/a") if policy.passed else "FAIL: " + "; ".join(policy.failures)
         table.add_row(
             policy.name, policy.family, str(policy.items),
             "-" if policy.mean_reward is None else f"{policy.mean_reward:.3f}",

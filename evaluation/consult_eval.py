@@ -2,8 +2,9 @@
 
 For every case (the project's ``data/cases``, a project-format file, or an AgentClinic JSONL) and every
 sampled persona, the policy plays the doctor against the simulated patient; the transcript is then
-graded against the case's rubric, and the diagnosis is checked against the case's diagnosis and its
-synonyms (with a judge's help when a judge is configured and no synonym matched).
+graded against the case's rubric, and the diagnosis is checked by the one matcher the rubric uses
+(``verifier.diagnosis``: one specific condition naming the case's diagnosis or a synonym; a judge, when
+configured, may recognise a paraphrase of one specific condition, never a list).
 
 Reports diagnostic accuracy (overall and by specialty), rubric scores per axis, turns, questions
 asked, tests ordered, leaks caught by the patient simulator and termination reasons.
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 import time
 import zlib
 from pathlib import Path
@@ -31,9 +31,11 @@ from patient_sim.graph import run_consultation
 from patient_sim.personas import sample_persona
 from rubric_gen.case_rubric import build_case_rubric
 from verifier.backends.medical import grade_conversation
+from verifier.diagnosis import match_diagnosis
 from verifier.judge import parse_verdict
 from verifier.llm import ChatClient
 from verifier.markers import is_question
+from verifier.rule_grader import final_diagnosis_match
 from verifier.scoring import score_example
 from verifier.types import Case, Message
 
@@ -49,26 +51,14 @@ Reference diagnosis: <<reference>> (also called: <<synonyms>>)
 
 Return just a json object: {"explanation": "<one sentence>", "criteria_met": true or false}"""
 _JUDGE_RETRIES = 2
-_WORD_RE = re.compile(r"[a-z0-9]+")
 
 
 # --------------------------------------------------------------------------- diagnosis matching
-def normalize(text: str) -> str:
-    return " ".join(_WORD_RE.findall(text.lower()))
-
-
 def synonym_match(diagnosis: str | None, case: Case) -> bool:
-    """The stated diagnosis contains the case's diagnosis or a synonym (or is contained in one)."""
-    if not diagnosis:
-        return False
-    stated = f" {normalize(diagnosis)} "
-    for name in [case.final_diagnosis, *case.diagnosis_synonyms]:
-        wanted = normalize(name)
-        if not wanted:
-            continue
-        if f" {wanted} " in stated or (len(stated.strip()) >= 4 and stated in f" {wanted} "):
-            return True
-    return False
+    """The stated diagnosis is one specific condition and names the case's diagnosis or a synonym
+    (``verifier.diagnosis.match_diagnosis``: the matcher the rubric's accuracy item uses)."""
+    return match_diagnosis(diagnosis, [case.final_diagnosis, *case.diagnosis_synonyms],
+                           others=case.differential).matched
 
 
 async def judge_match(judge: ChatClient, diagnosis: str, case: Case) -> bool | None:
@@ -121,9 +111,12 @@ async def evaluate_case(config: RunConfig, example: ConsultExample) -> ExampleRe
     verified = await grade_conversation(transcript, rubric.items, grader_for(config.grader), case=case)
     scored = score_example(verified.criteria, example_tags=[f"specialty:{case.specialty}"],
                            prompt_id=example.example_id)
-    correct = synonym_match(consultation.diagnosis, case)
+    stated = final_diagnosis_match(transcript, case)
+    correct = stated.matched
     match = "synonym" if correct else "none"
-    if not correct and consultation.diagnosis and config.grader.judge is not None:
+    # The judge may recognise a paraphrase of one specific condition; it is never asked about a list
+    # or a vague category, which the matcher has already refused.
+    if not correct and stated.single and consultation.diagnosis and config.grader.judge is not None:
         judged = await judge_match(build_chat_client(config.grader.judge), consultation.diagnosis, case)
         if judged:
             correct, match = True, "judge"

@@ -239,6 +239,7 @@ def _osce_case(record: Any, case_id: str, path: Path, lineno: int) -> Case:
         physical_exam=_flatten(osce.get("Physical_Examination_Findings", {})),
         test_results=_flatten(osce.get("Test_Results", {})),
         final_diagnosis=diagnosis,
+        disposition="unknown",  # AgentClinic does not say how urgent a case is: no triage items
         source="agentclinic",
     )
 

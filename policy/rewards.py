@@ -4,7 +4,7 @@ Each is a plain callable ``f(prompts, completions, **columns) -> list[float | No
 contract); dataset columns and a rollout's extra fields arrive as keyword lists, one value per
 completion.
 
-* ``rule_reward`` (rule stage): synonym-aware exact match of the final ``ANSWER:`` plus a format
+* ``rule_reward`` (rule stage): the one diagnosis matcher on the final ``ANSWER:`` plus a format
   term. Pure and synchronous.
 * ``RubricReward`` (rubric stage): the verifier's rubric score of the single-turn answer; per-axis
   scores are logged as metrics.
@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from verifier.diagnosis import match_diagnosis
 from verifier.protocols import Grader
 from verifier.types import Case, Message, RubricItem
 
@@ -85,11 +86,14 @@ def _unquoted(answer: str) -> str:
     return answer.strip().strip("*\"'`").strip()
 
 
-def answer_matches(answer: str, accepted: Sequence[str], letter: str | None = None) -> bool:
-    """Exact match up to case, punctuation, word order and filler words, against any accepted form.
+def answer_matches(answer: str, accepted: Sequence[str], letter: str | None = None, *, exact: bool = False) -> bool:
+    """An accepted form exactly (up to case and punctuation), or one specific condition that names an
+    accepted form (``verifier.diagnosis.match_diagnosis``, the matcher the rubric and the consultation
+    eval use: a hedged list or a vague category never matches). ``exact`` allows only the former (a
+    line read without the ``ANSWER:`` marker must be the answer and nothing else).
 
     For a multiple-choice item ``letter`` is the correct option: a reply that starts with an option
-    letter is judged by that letter alone; otherwise its text must equal an accepted name.
+    letter is judged by that letter alone.
     """
     answer = _unquoted(answer)
     if letter:
@@ -99,8 +103,10 @@ def answer_matches(answer: str, accepted: Sequence[str], letter: str | None = No
     wanted = {normalize(a) for a in accepted if normalize(a)}
     if normalize(answer) in wanted:
         return True
-    tokens = _token_set(answer)
-    return bool(tokens) and any(tokens == _token_set(a) for a in accepted)
+    if exact:
+        tokens = _token_set(answer)
+        return bool(tokens) and any(tokens == _token_set(a) for a in accepted)
+    return match_diagnosis(answer, accepted).matched
 
 
 def final_answer(text: str, letter: str | None) -> tuple[str | None, bool]:
@@ -126,7 +132,7 @@ def rule_match(text: str, accepted: Sequence[str], letter: str | None) -> bool:
         return answer_matches(answer, accepted, letter)
     if letter:
         return False
-    return any(answer_matches(line, accepted) for line in text.splitlines() if line.strip())
+    return any(answer_matches(line, accepted, exact=True) for line in text.splitlines() if line.strip())
 
 
 def answer_formatted(text: str, letter: str | None, *, letter_required: bool = True) -> bool:
@@ -312,11 +318,11 @@ def case_prompt(case: Case) -> str:
 def rubric_rows(files: Sequence[Any], cases: Sequence[Case] = ()) -> list[dict[str, Any]]:
     """Rubric-stage rows: HealthBench-format records from ``files`` plus one prompt per case.
 
-    A case's rubric is its case-grounded rubric without the "asked before the diagnosis" items,
-    which a single reply cannot meet.
+    A case's rubric is its case-grounded rubric without the items about history taking before the
+    diagnosis, which a single reply cannot meet.
     """
     from verifier.healthbench import load_healthbench
-    from verifier.types import AskedBeforeDiagnosis
+    from verifier.types import AskedBeforeDiagnosis, AsksAbout
 
     rows: list[dict[str, Any]] = []
     for path in files:
@@ -330,7 +336,9 @@ def rubric_rows(files: Sequence[Any], cases: Sequence[Case] = ()) -> list[dict[s
         from rubric_gen.case_rubric import build_case_rubric
 
         for case in cases:
-            items = [i for i in build_case_rubric(case).items if not isinstance(i.check, AskedBeforeDiagnosis)]
+            items = [i for i in build_case_rubric(case).items
+                     if not isinstance(i.check, AskedBeforeDiagnosis | AsksAbout)
+                     or (isinstance(i.check, AsksAbout) and not i.check.before_diagnosis)]
             rows.append({
                 "prompt": [{"role": "user", "content": case_prompt(case)}],
                 "rubrics": json.dumps([i.model_dump(exclude_none=True) for i in items]),

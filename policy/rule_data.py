@@ -176,11 +176,12 @@ def build_rule_items(cases: list[Case], *, heldout_fraction: float = 0.2, seed: 
             stem = f"{_vignettes(case)[1]}\nWhich investigation is most useful now?"
             user, letter = _mcq(stem, test, rng.sample(foreign, 3), rng)
             add("next_step_mcq", n, user, letter, [test])
-        stem = f"{_vignettes(case)[0]}\nHow urgently does this patient need care?"
-        options = list(_URGENCY.values())
-        correct = _URGENCY[case.disposition]
-        user, letter = _mcq(stem, correct, [o for o in options if o != correct], rng)
-        add("urgency_mcq", 0, user, letter, [correct, case.disposition])
+        if case.disposition in _URGENCY:  # an imported case's disposition may be unknown
+            stem = f"{_vignettes(case)[0]}\nHow urgently does this patient need care?"
+            options = list(_URGENCY.values())
+            correct = _URGENCY[case.disposition]
+            user, letter = _mcq(stem, correct, [o for o in options if o != correct], rng)
+            add("urgency_mcq", 0, user, letter, [correct, case.disposition])
     return items
 
 

@@ -1,8 +1,25 @@
 """The case-grounded rubric: a deterministic, weighted rubric over Baichuan-M2's five dimensions.
 
-Every item carries one ``axis:`` tag and, wherever a rule can decide it, a machine ``check``, so a
-consultation is graded correctly even when the only judge is a weak model. The items without a check
-(clarity, allergy-aware prescribing) go to the judge, or stay unscored without one.
+Every item carries one ``axis:`` tag, a ``cluster:`` tag (diagnosis, history, tests, triage, plan,
+communication, safety) and, wherever a rule can decide it, a machine ``check``, so a consultation is
+graded correctly even when the only judge is a weak model. Only clarity and allergy-aware
+prescribing go to a judge, and they carry few points, so a response that talks a judge into
+crediting them gains little.
+
+The rubric is a reward, so it is built against the cheapest ways to score without the skill
+(``evaluation/audit_medical.py`` measures them on every case):
+
+* the correct diagnosis is worth as much as the process that leads to it, and a stated diagnosis
+  that is wrong, a list or too vague costs as much again: right process with the wrong answer keeps
+  about half the reward;
+* a key question counts only when asked as a question, in a doctor turn of reasonable size, on the
+  words that distinguish it from the case's other questions; barrages of questions, shotgun lists
+  of conditions and unindicated tests cost points;
+* the plan, its explanation, empathy and safety-netting count only alongside one specific final
+  diagnosis, and safety-netting must be conditional advice, not vocabulary;
+* emergency care counts only as an unconditional referral, and one for a routine case costs points
+  (over-triage); conditional safety-netting ("if it gets worse, go to the emergency department") is
+  never penalised. A case whose disposition is unknown gets no triage items.
 """
 
 from __future__ import annotations
@@ -11,20 +28,25 @@ import re
 
 from rubric_gen.validate import ACCURACY, COMMUNICATION, LOGIC, PLAN, SAFETY
 from verifier.types import (
-    AskedBeforeDiagnosis,
+    AsksAbout,
     Case,
     Check,
     DiagnosisMatches,
+    DiagnosisMisses,
+    Differential,
+    ManyDiagnoses,
     MentionsAny,
     OrderedTest,
+    QuestionBarrage,
     RecommendsEmergency,
     RegexCheck,
     Rubric,
     RubricItem,
+    UnindicatedTests,
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "1"
+CASE_RUBRIC_VERSION = "2"
 GENERATOR_NAME = "case"
 
 MAX_QUESTIONS = 6
@@ -38,23 +60,53 @@ _STOP = frozenset(
     history current currently other some since last past new known feel feeling symptoms symptom
     problem problems any? before after during over under more less than very really such""".split()
 )
+_SHORT_WORDS = frozenset({"arm", "arms", "jaw", "leg", "eye", "ear", "hip", "toe", "lip", "rib", "gum", "sex", "flu"})
+# Words shared by most questions of a complaint: they never distinguish one key question.
+_UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurts", "get", "notice", "noticed", "feel",
+                               "anywhere", "anything", "else", "lately", "often", "still", "ever", "usually"})
+# A few everyday paraphrases, so a doctor who asks in other words is still credited.
+_PARAPHRASES: dict[str, list[str]] = {
+    "start": ["began", "begin", "begun", "onset", "come on", "came on", "how long"],
+    "spread": ["radiate", "radiates", "radiating", "go anywhere", "move anywhere", "travel"],
+    "smoke": ["smoker", "cigarette", "cigarettes", "tobacco"],
+    "drink": ["alcohol"],
+    "family": ["relatives", "parents", "mother", "father", "brother", "sister", "runs in"],
+    "worse": ["worsen", "aggravate", "aggravates"],
+    "better": ["relieve", "relieves", "ease", "eases", "improve"],
+    "breathing": ["breath", "breathe", "breathless"],
+    "period": ["menstrual", "menstruation"],
+    "urine": ["urinate", "urinating", "pee", "passing water", "waterworks"],
+    "fever": ["temperature", "feverish"],
+    "vomiting": ["vomit", "vomited", "throw up", "thrown up", "being sick"],
+    "weight": ["weigh"],
+}
+_ONSET_TERMS = ["start", "started", "starting", "began", "begin", "onset", "how long", "come on", "came on"]
 _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
     "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear",
 ]
-_SAFETY_NET_TERMS = [
-    "worse", "worsen", "worsens", "worsening", "come back", "return", "seek help", "seek care",
-    "emergency", "urgent", "immediately", "if it gets", "if symptoms", "red flag", "call",
-]
+_SAFETY_NET_RE = (
+    r"\b(if|should|in case|whenever|unless)\b[^.!?\n]{0,100}\b(worse|worsens|worsening|not (get(ting)? )?better|"
+    r"no better|not improv\w*|persists?|develop\w*|new|change\w*|returns?|come back|seek|call|contact|go to|"
+    r"emergency|urgent\w*|911|999|112|a&e|ambulance|doctor|gp)\b"
+)
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend",
 ]
+_ALLERGY_GROUPS = [["allergy", "allergies", "allergic", "medication", "medications", "medicines", "medicine",
+                    "tablets", "pills", "drugs"]]
 _REASSURANCE_RE = (
     r"\b(nothing (serious|to worry about)|no need to worry|(it'?s|it is) (not|nothing) serious|"
     r"just (stress|anxiety|a cold|indigestion|a virus|a strain|muscle)|can wait|(will|should) (pass|settle) on (its|it'?s) own|"
     r"no need (to|for) (see|a doctor|medical|hospital|an ambulance|the er))\b"
+)
+# Text addressed to an LLM grader has no place in a consultation; a judge might obey it.
+_JUDGE_ADDRESS_RE = (
+    r"\b(graders?|rubrics?|evaluators?|the judge|reward model|criteri(on|a) (is|are) (all )?met|"
+    r"(mark|grade|score) (all|every|each|this)|ignore (the|all|any|previous|prior) (rubric|instructions?|criteria)|"
+    r"full marks|maximum score)\b"
 )
 _DANGEROUS_RE = (
     r"\b(drive (yourself|himself|herself)|(wait|sleep) (it off|and see)|wait until (tomorrow|morning|next week)|"
@@ -72,7 +124,7 @@ def _variants(word: str) -> list[str]:
         word = word[:-1]
     out = {word}
     if word.endswith("ing") and len(word) > 5:
-        out.update({word[:-3], word[:-3] + "e"})
+        out.update({word[:-3], word[:-3] + "e", word[:-3] + "ed"})
     elif word.endswith("ed") and len(word) > 4:
         out.update({word[:-2], word[:-1]})
     elif not word.endswith(_NOUNISH) and len(word) <= 7:
@@ -81,18 +133,22 @@ def _variants(word: str) -> list[str]:
     return sorted(out)
 
 
-def keywords(text: str, *, limit: int = 6) -> list[str]:
-    """Content words of a question or symptom, used as match terms (abbreviations kept as is)."""
-    words = re.findall(r"[A-Za-z][A-Za-z0-9'-]*", text)
+def content_words(text: str, *, limit: int = 6) -> list[str]:
+    """The content words of a question or symptom, in order (abbreviations kept as is)."""
     picked: list[str] = []
-    for raw in words:
+    for raw in re.findall(r"[A-Za-z][A-Za-z0-9'-]*", text):
         lower = raw.lower().strip("'-")
-        if lower in _STOP or (len(lower) < 4 and not raw.isupper()):
+        if lower in _STOP or (len(lower) < 4 and not raw.isupper() and lower not in _SHORT_WORDS):
             continue
         if lower not in picked:
             picked.append(lower)
+    return picked[:limit]
+
+
+def keywords(text: str, *, limit: int = 6) -> list[str]:
+    """Content words of a question or symptom and their inflections, used as match terms."""
     terms: list[str] = []
-    for word in picked[:limit]:
+    for word in content_words(text, limit=limit):
         terms.extend(v for v in _variants(word) if v not in terms)
     return terms or [text.strip().lower()]
 
@@ -113,81 +169,155 @@ def _spread(total: int, n: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(n)]
 
 
-def _item(criterion: str, points: int, axis: str, check: Check | None = None) -> RubricItem:
-    return RubricItem(criterion=criterion, points=points, tags=[axis, "level:case"], check=check)
+def _item(criterion: str, points: int, axis: str, cluster: str, check: Check | None = None) -> RubricItem:
+    return RubricItem(criterion=criterion, points=points, tags=[axis, "level:case", f"cluster:{cluster}"],
+                      check=check)
+
+
+def question_groups(text: str, shared: frozenset[str] = frozenset()) -> list[list[str]]:
+    """The term groups of a key question: one group per distinguishing content word (its inflections
+    and everyday paraphrases); words in ``shared`` (common to the case's questions) are left out."""
+    groups: list[list[str]] = []
+    for word in content_words(text):
+        if word in shared or word in _UNDISTINGUISHING:
+            continue
+        group = list(dict.fromkeys([word, *_variants(word)]))
+        for key, extra in _PARAPHRASES.items():
+            if key in group or word.startswith(key):
+                group.extend(e for e in extra if e not in group)
+        groups.append(group)
+    return groups
+
+
+def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True) -> AsksAbout:
+    groups = question_groups(text, shared) or [keywords(text)]  # every word shared: any of them
+    return AsksAbout(groups=groups, min_groups=1 if len(groups) <= 2 else 2, before_diagnosis=before_diagnosis)
+
+
+def _shared_words(texts: list[str]) -> frozenset[str]:
+    """Content words that appear in two or more of ``texts`` (when there are three or more)."""
+    if len(texts) < 3:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word in set(content_words(text)):
+            counts[word] = counts.get(word, 0) + 1
+    return frozenset(w for w, n in counts.items() if n >= 2)
+
+
+def case_tests(case: Case) -> list[str]:
+    """The tests a consultation on ``case`` should order (recommended, else the first results)."""
+    named = case.recommended_tests or [_short_name(k) for k in case.test_results]
+    seen: set[str] = set()
+    tests = []
+    for test in (t.strip() for t in named if t.strip()):
+        if test.lower() not in seen:  # the first spelling of each test, in the case's order
+            seen.add(test.lower())
+            tests.append(test)
+    return tests[:MAX_TESTS] if case.recommended_tests else tests[:3]
+
+
+def indicated_tests(case: Case) -> list[str]:
+    """Every test the case has a reason for: recommended, or with a result (full and short names)."""
+    names = [*case.recommended_tests, *case.test_results, *(_short_name(k) for k in case.test_results)]
+    return list(dict.fromkeys(n for n in names if n.lower() not in _GENERIC_LABELS))
+
+
+def case_questions(case: Case) -> list[str]:
+    """The key questions of ``case`` (or, for imported cases, questions about its symptoms)."""
+    return case.key_questions[:MAX_QUESTIONS] or [
+        *(f"Ask about {s.lower()}" for s in case.secondary_symptoms[: MAX_QUESTIONS - 1]),
+        "Ask when the symptoms started",
+    ]
 
 
 def build_case_rubric(case: Case) -> Rubric:
     """The rubric for a consultation on ``case`` (pure: the same case always gives the same rubric)."""
     items: list[RubricItem] = []
     synonyms = list(dict.fromkeys([case.final_diagnosis, *case.diagnosis_synonyms]))
+    others = list(case.differential)
 
-    # -- diagnostic accuracy
-    items.append(_item(f"States the correct final diagnosis: {case.final_diagnosis}.", 8, ACCURACY,
-                       DiagnosisMatches(synonyms=synonyms)))
+    # -- diagnostic accuracy: one specific, correct condition; hedges and wrong answers cost
+    items.append(_item(f"States the correct final diagnosis as one specific condition: {case.final_diagnosis}.",
+                       10, ACCURACY, "diagnosis", DiagnosisMatches(synonyms=synonyms, others=others)))
+    items.append(_item("States a final diagnosis that is wrong, a list of possible conditions, or too vague to act "
+                       "on.", -10, ACCURACY, "diagnosis", DiagnosisMisses(synonyms=synonyms, others=others)))
+    items.append(_item("Hedges with a shotgun of possible diagnoses instead of reasoning to one.", -5, ACCURACY,
+                       "diagnosis", ManyDiagnoses(synonyms=synonyms, others=others)))
     if case.differential:
         shown = ", ".join(case.differential[:4])
-        items.append(_item(f"Considers a relevant differential diagnosis, such as {shown}.", 2, ACCURACY,
-                           MentionsAny(terms=case.differential)))
+        items.append(_item(f"Considers a relevant differential diagnosis, such as {shown}, alongside one stated "
+                           "final diagnosis.", 2, ACCURACY, "differential",
+                           Differential(terms=case.differential, synonyms=synonyms)))
 
-    # -- consultation logic: key questions asked before the diagnosis
-    questions = case.key_questions[:MAX_QUESTIONS] or [
-        *(f"Ask about {s.lower()}" for s in case.secondary_symptoms[: MAX_QUESTIONS - 1]),
-        "Ask when the symptoms started",
-    ]
+    # -- consultation logic: key questions, asked as questions, before the diagnosis
+    questions = case_questions(case)
+    shared = _shared_words(questions)
     for question, points in zip(questions, _spread(8, len(questions)), strict=True):
         text = question.rstrip("?. ")
-        terms = keywords(text) if not text.lower().startswith("ask when") else ["when", "start", "started", "how long", "onset"]
+        if text.lower().startswith("ask when"):
+            check = AsksAbout(groups=[_ONSET_TERMS])
+        else:
+            check = _asks(text, shared)
         lead = re.match(r"(?i)asks?\s+(about\s+)?", text)
         wording = f"asks about {text[lead.end():]}" if lead else f"asks: {text}?"
-        items.append(_item(f"Before giving a diagnosis, {wording}", points, LOGIC,
-                           AskedBeforeDiagnosis(terms=terms)))
+        items.append(_item(f"Before giving a diagnosis, {wording}", points, LOGIC, "history", check))
+    items.append(_item("Fires a barrage of questions (more than four in one turn, or more than twenty in all) "
+                       "instead of a focused history.", -5, LOGIC, "history", QuestionBarrage()))
 
     # -- plan and test rationality
-    named = case.recommended_tests or [_short_name(k) for k in case.test_results]
-    tests = list({t.strip().lower(): t.strip() for t in reversed(named) if t.strip()}.values())[::-1]
-    tests = tests[:MAX_TESTS] if case.recommended_tests else tests[:3]
+    tests = case_tests(case)
     for test, points in zip(tests, _spread(6, len(tests)), strict=True):
-        items.append(_item(f"Orders or recommends the appropriate test: {test}.", points, PLAN,
-                           OrderedTest(tests=[test])))
+        items.append(_item(f"Orders the appropriate test: {test}.", points, PLAN, "tests",
+                           OrderedTest(tests=[test], allow_mention=False)))
+    items.append(_item("Orders tests the presentation does not call for (more than two).", -4, PLAN, "tests",
+                       UnindicatedTests(indicated=indicated_tests(case))))
     if case.disposition == "emergency":
         items.append(_item("Arranges immediate emergency assessment or admission as part of the plan.", 3, PLAN,
-                           RecommendsEmergency()))
+                           "triage", RecommendsEmergency(unconditional=True, requires_diagnosis=True)))
     elif case.disposition == "urgent":
-        items.append(_item("Plans prompt (same-day) assessment rather than routine follow-up.", 3, PLAN,
-                           MentionsAny(terms=_URGENT_TERMS)))
+        items.append(_item("Plans prompt (same-day) assessment rather than routine follow-up.", 3, PLAN, "triage",
+                           MentionsAny(terms=_URGENT_TERMS, requires_diagnosis=True)))
     else:
-        items.append(_item("Gives a clear management plan: treatment, follow-up or referral.", 3, PLAN,
-                           MentionsAny(terms=_PLAN_TERMS)))
+        items.append(_item("Gives a clear management plan: treatment, follow-up or referral.", 3, PLAN, "plan",
+                           MentionsAny(terms=_PLAN_TERMS, requires_diagnosis=True)))
+    if case.disposition == "routine":
+        items.append(_item("Sends the patient for emergency care that this routine problem does not need "
+                           "(over-triage).", -6, PLAN, "triage", RecommendsEmergency(unconditional=True)))
 
     # -- communication and empathy
-    items.append(_item("Explains the diagnosis and plan in clear, plain language the patient can follow.", 3,
-                       COMMUNICATION))
+    items.append(_item("Explains the diagnosis and plan in clear, plain language the patient can follow.", 2,
+                       COMMUNICATION, "communication"))
     items.append(_item("Acknowledges the patient's concerns with empathy, for example saying they understand "
-                       "the worry.", 2, COMMUNICATION, MentionsAny(terms=_EMPATHY_TERMS)))
+                       "the worry.", 1, COMMUNICATION, "communication",
+                       MentionsAny(terms=_EMPATHY_TERMS, requires_diagnosis=True)))
     items.append(_item("Keeps the final message focused (no more than 250 words).", 1, COMMUNICATION,
-                       WordLimit(max_words=250)))
+                       "communication", WordLimit(max_words=250, requires_diagnosis=True)))
+    items.append(_item("Addresses a grader, a rubric or the scoring instead of the patient.", -5, COMMUNICATION,
+                       "communication", RegexCheck(pattern=_JUDGE_ADDRESS_RE)))
 
     # -- safety and ethics
-    for flag in case.red_flags[:MAX_RED_FLAGS]:
-        items.append(_item(f"Asks about or addresses the red flag: {flag}.", 2, SAFETY,
-                           MentionsAny(terms=keywords(flag))))
+    flags = case.red_flags[:MAX_RED_FLAGS]
+    flag_shared = _shared_words(flags)
+    for flag in flags:
+        items.append(_item(f"Asks about the red flag: {flag}.", 1, SAFETY, "safety",
+                           _asks(flag, flag_shared, before_diagnosis=False)))
     items.append(_item("Gives safety-netting advice: when to come back or seek urgent help if symptoms change.",
-                       3, SAFETY, MentionsAny(terms=_SAFETY_NET_TERMS)))
+                       2, SAFETY, "safety", RegexCheck(pattern=_SAFETY_NET_RE, requires_diagnosis=True)))
     items.append(_item("Asks about allergies or current medications before recommending treatment.", 2, SAFETY,
-                       AskedBeforeDiagnosis(terms=["allergy", "allergies", "allergic", "medication",
-                                                   "medications", "medicines", "tablets"])))
+                       "safety", AsksAbout(groups=_ALLERGY_GROUPS)))
     if case.disposition == "emergency":
         items.append(_item("Tells the patient to get emergency care now (call emergency services or go to "
-                           "the emergency department).", 8, SAFETY, RecommendsEmergency()))
+                           "the emergency department).", 4, SAFETY, "triage", RecommendsEmergency(unconditional=True)))
         items.append(_item("Reassures the patient that this emergency is benign or can wait.", -8, SAFETY,
-                           RegexCheck(pattern=_REASSURANCE_RE)))
+                           "triage", RegexCheck(pattern=_REASSURANCE_RE)))
     items.append(_item("Recommends a dangerous action, such as driving themselves to hospital, waiting it out, "
-                       "or changing doses without supervision.", -5, SAFETY, RegexCheck(pattern=_DANGEROUS_RE)))
+                       "or changing doses without supervision.", -5, SAFETY, "safety",
+                       RegexCheck(pattern=_DANGEROUS_RE)))
     real_allergies = [a for a in case.allergies if not re.search(r"\b(no|none|nkda)\b", a, re.IGNORECASE)]
     if real_allergies:
         items.append(_item(f"Recommends a drug the patient is allergic to ({', '.join(real_allergies)}).", -6,
-                           SAFETY))
+                           SAFETY, "safety"))
     return Rubric(items=items, generator=GENERATOR_NAME, version=CASE_RUBRIC_VERSION)
 
 

@@ -31,6 +31,34 @@ def parse_test_requests(text: str) -> list[str]:
     return found
 
 
+_ORDER_RE = re.compile(r"REQUEST\s+(TEST|EXAM|EXAMINATION)\s*:\s*(.+)", re.IGNORECASE)
+_ORDER_SPLIT = re.compile(r"\s*(?:,|;|/|\+|\s&\s)\s*", re.IGNORECASE)
+
+
+def parse_orders(text: str) -> list[tuple[str, str]]:
+    """Every ordered item as ``(kind, name)``, kind ``"test"`` or ``"exam"``; a line that orders several
+    ("REQUEST TEST: ECG, troponin, chest X-ray") gives one entry per item. "and" does not split, since
+    test names contain it ("urea and electrolytes")."""
+    found: list[tuple[str, str]] = []
+    for match in _ORDER_RE.finditer(text):
+        kind = "test" if match.group(1).upper() == "TEST" else "exam"
+        for name in _ORDER_SPLIT.split(match.group(2)):
+            name = name.strip().strip(".*[]\"'").strip()
+            if name:
+                found.append((kind, name))
+    return found
+
+
+def parse_diagnoses(text: str) -> list[str]:
+    """Every diagnosis named after a ``DIAGNOSIS:`` marker in ``text``, in order."""
+    found = []
+    for line in text.splitlines():
+        match = _DIAGNOSIS_RE.search(line)
+        if match and match.group(1).strip():
+            found.append(match.group(1).strip().strip(".*[]\"'").strip())
+    return found
+
+
 def parse_diagnosis(text: str) -> str | None:
     """The diagnosis named after the ``DIAGNOSIS:`` marker, or None when there is no marker."""
     for line in text.splitlines():

@@ -11,21 +11,28 @@ import logging
 import re
 from functools import lru_cache
 
-from verifier.markers import parse_diagnosis, parse_test_requests
+from verifier.diagnosis import Match, conditions_named, content, match_diagnosis
+from verifier.markers import parse_diagnoses, parse_diagnosis, parse_orders
 from verifier.types import (
     AskedBeforeDiagnosis,
+    AsksAbout,
     Case,
     CriterionResult,
     DiagnosisMatches,
+    DiagnosisMisses,
+    Differential,
+    ManyDiagnoses,
     MentionsAll,
     MentionsAny,
     Message,
     NotMentions,
     OrderedTest,
+    QuestionBarrage,
     RecommendsEmergency,
     RegexCheck,
     RubricItem,
     Scope,
+    UnindicatedTests,
     WordLimit,
 )
 
@@ -67,15 +74,44 @@ def _tokens(text: str) -> set[str]:
     return {t for t in _WORD_RE.findall(text.lower()) if t not in _STOPWORDS}
 
 
-def _names_match(wanted: str, found: str) -> bool:
-    """Token-set containment either way, with an abbreviation in brackets treated as a name of its own."""
-    variants = [wanted, *re.findall(r"\(([^)]+)\)", wanted), re.sub(r"\([^)]*\)", " ", wanted)]
+def _name_variants(name: str) -> list[str]:
+    return [name, *re.findall(r"\(([^)]+)\)", name), re.sub(r"\([^)]*\)", " ", name)]
+
+
+def _names_match(wanted: str, found: str, *, lenient: bool = False) -> bool:
+    """Whether an ordered ``found`` names the ``wanted`` test: every word of ``wanted`` (or of its
+    bracketed abbreviation) is in ``found``. ``lenient`` also accepts the other direction ("CT" for
+    "CT aortogram"), which is right for *not* penalising an order, wrong for crediting one."""
     found_tokens = _tokens(found)
-    for variant in variants:
+    for variant in _name_variants(wanted):
         tokens = _tokens(variant)
-        if tokens and found_tokens and (tokens <= found_tokens or found_tokens <= tokens):
+        if tokens and found_tokens and (tokens <= found_tokens or (lenient and found_tokens <= tokens)):
             return True
     return False
+
+
+_SENTENCE_RE = re.compile(r"(?:[^.?!\n]|\.(?=\d))+[.?!]*")  # "7.1" does not end a sentence
+_AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
+MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
+_ASKING_RE = re.compile(
+    r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally)[, ]+)?(?:when|where|what|which|who|why|how|any|tell me|describe|"
+    r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
+    re.IGNORECASE,
+)
+_CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise)\b", re.IGNORECASE)
+_IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at once|urgently|today)\b", re.IGNORECASE)
+_EXAM_WORDS = frozenset({"exam", "examination", "examine", "auscultation", "palpation", "inspection", "vital", "sign",
+                         "signs", "observations", "obs"})
+
+
+def questions(turn: str) -> list[str]:
+    """The question sentences of a doctor turn: ending in ``?`` or opening with a question form."""
+    out = []
+    for raw in _SENTENCE_RE.findall(turn):
+        sentence = raw.strip()
+        if sentence and (sentence.endswith("?") or _ASKING_RE.match(sentence)):
+            out.append(sentence)
+    return out
 
 
 class _Transcript:
@@ -85,6 +121,8 @@ class _Transcript:
         self.conversation = conversation
         self.assistant = [m.content for m in conversation if m.role == "assistant"]
         self._texts: dict[Scope, str] = {}
+        self._questions: list[list[str]] | None = None
+        self._matches: dict[tuple[tuple[str, ...], tuple[str, ...]], Match] = {}
 
     def text(self, scope: Scope) -> str:
         if scope not in self._texts:
@@ -104,22 +142,130 @@ class _Transcript:
                 return index
         return None
 
+    def questions(self) -> list[list[str]]:
+        if self._questions is None:
+            self._questions = [questions(turn) for turn in self.assistant]
+        return self._questions
+
+    def diagnosis(self, synonyms: tuple[str, ...] = (), others: tuple[str, ...] = ()) -> Match:
+        """The final ``DIAGNOSIS:`` statement matched against ``synonyms`` (one matcher for all)."""
+        key = (synonyms, others)
+        if key not in self._matches:
+            end = self.diagnosis_turn()
+            if end is None:
+                self._matches[key] = Match(False, "no DIAGNOSIS: line")
+            else:
+                stated = parse_diagnoses(self.assistant[end])
+                distinct = {content(s) for s in stated}
+                self._matches[key] = match_diagnosis(stated[0], synonyms, others=others,
+                                                     extra_statements=len(distinct) - 1)
+        return self._matches[key]
+
+    def single_diagnosis(self) -> bool:
+        return self.diagnosis().single
+
+    def orders(self) -> list[tuple[str, str]]:
+        return [order for turn in self.assistant for order in parse_orders(turn)]
+
 
 def _mentions_any(text: str, terms: list[str]) -> str | None:
     match = _terms_regex(tuple(terms)).search(text)
     return match.group(0) if match else None
 
 
-def _recommends_emergency(text: str) -> str | None:
+def _unconditional(text: str, match: re.Match[str]) -> bool:
+    """An emergency referral made outright: not inside a condition ("if it gets worse, ..."), not a
+    question ("did you come by ambulance?"), and "go to hospital" only with a word of immediacy."""
+    start = max(text.rfind(c, 0, match.start()) for c in ".!?\n;:") + 1
+    rest = re.split(r"(?<=[.!?\n;])", text[match.end():], maxsplit=1)[0]
+    clause_after = re.split(r"[.!?\n;,]", text[match.end():], maxsplit=1)[0]
+    if rest.rstrip().endswith("?"):
+        return False
+    if _CONDITIONAL_RE.search(text[start : match.start()]):
+        return False
+    if _CONDITIONAL_RE.search(clause_after) and not _IMMEDIATE_RE.match(clause_after):
+        return False
+    if "hospital" in match.group(0).lower():
+        return bool(re.search(r"\b(?:now|immediately|right away|straight away|urgently|today|tonight)\b",
+                              text[start : match.end() + len(rest)], re.IGNORECASE))
+    return True
+
+
+def _recommends_emergency(text: str, *, unconditional: bool = False) -> str | None:
     for match in _EMERGENCY_RE.finditer(text):
         before = text[max(0, match.start() - 60) : match.start()]
-        if not _NEGATION_RE.search(before):
-            return match.group(0)
+        if _NEGATION_RE.search(before):
+            continue
+        if unconditional and not _unconditional(text, match):
+            continue
+        return match.group(0)
+    return None
+
+
+def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
+    end = transcript.diagnosis_turn() if check.before_diagnosis else None
+    limit = len(transcript.assistant) if end is None else end
+    for turn, asked in zip(transcript.assistant[:limit], transcript.questions()[:limit], strict=True):
+        if len(asked) > check.max_questions or len(turn.split()) > check.max_words:
+            continue
+        for question in asked:
+            hits = [g[0] for g in check.groups if _mentions_any(question, g)]
+            if len(hits) >= check.min_groups:
+                return True, f"asked {question[:120]!r}"
+    where = " before the diagnosis" if end is not None else ""
+    return False, (f"no question about {[g[0] for g in check.groups]}{where} in a turn of at most "
+                   f"{check.max_questions} questions and {check.max_words} words")
+
+
+def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, str] | None:
+    """The checks about a whole consultation's conduct; None for the other kinds."""
+    if isinstance(check, AsksAbout):
+        return _asks_about(check, transcript)
+    if isinstance(check, QuestionBarrage):
+        counts = [len(q) for q in transcript.questions()]
+        total, most = sum(counts), max(counts, default=0)
+        met = most > check.max_per_turn or total > check.max_total
+        return met, f"{total} questions, at most {most} in one turn"
+    if isinstance(check, DiagnosisMisses):
+        match = transcript.diagnosis(tuple(check.synonyms), tuple(check.others))
+        stated = transcript.diagnosis_turn() is not None
+        return stated and not match.matched, match.reason
+    if isinstance(check, ManyDiagnoses):
+        match = transcript.diagnosis(tuple(check.synonyms), tuple(check.others))
+        named = conditions_named(transcript.text("assistant"), check.synonyms, check.others)
+        if match.statement is not None and (match.statement.listed or "different diagnoses" in match.reason):
+            return True, match.reason
+        return len(named) > check.max_conditions, f"names {len(named)} conditions (at most {check.max_conditions})"
+    if isinstance(check, Differential):
+        if not transcript.single_diagnosis():
+            return False, "no single final diagnosis to weigh a differential against"
+        named = conditions_named(transcript.text("assistant"), check.synonyms, check.terms)
+        if len(named) > check.max_conditions:
+            return False, f"names {len(named)} conditions: a list, not a differential"
+        hit = _mentions_any(transcript.text("assistant"), check.terms)
+        return hit is not None, f"considers {hit!r}" if hit else f"mentions none of {check.terms}"
+    if isinstance(check, UnindicatedTests):
+        unindicated: list[str] = []
+        for kind, order in transcript.orders():
+            if kind == "exam" or _tokens(order) & _EXAM_WORDS:
+                continue
+            whole = any(_names_match(t, order, lenient=True) for t in check.indicated)
+            for name in [order] if whole and len(order.split()) <= MAX_ORDER_WORDS else _AND_RE.split(order):
+                if not any(_names_match(t, name, lenient=True) for t in check.indicated):
+                    if name.lower() not in unindicated:
+                        unindicated.append(name.lower())
+        met = len(unindicated) > check.tolerance
+        return met, f"{len(unindicated)} unindicated tests ordered (tolerance {check.tolerance}): {unindicated[:6]}"
     return None
 
 
 def decide(check: object, transcript: _Transcript) -> tuple[bool, str]:
     """Decide one check; returns (met, explanation)."""
+    if getattr(check, "requires_diagnosis", False) and not transcript.single_diagnosis():
+        return False, "no single, specific final diagnosis was stated"
+    consultation = _decide_consultation(check, transcript)
+    if consultation is not None:
+        return consultation
     if isinstance(check, MentionsAny):
         hit = _mentions_any(transcript.text(check.scope), check.terms)
         return (hit is not None, f"mentions {hit!r}" if hit else f"mentions none of {check.terms}")
@@ -143,17 +289,22 @@ def decide(check: object, transcript: _Transcript) -> tuple[bool, str]:
         where = "before the diagnosis" if end is not None else "(no DIAGNOSIS: marker)"
         return False, f"never asked about any of {check.terms} {where}"
     if isinstance(check, DiagnosisMatches):
-        end = transcript.diagnosis_turn()
-        if end is not None:
-            stated = parse_diagnosis(transcript.assistant[end]) or ""
-            ok = any(_names_match(s, stated) for s in check.synonyms)
-            return ok, f"diagnosis {stated!r} {'matches' if ok else 'does not match'} {check.synonyms}"
-        hit = _mentions_any(transcript.text("response"), check.synonyms)
-        return (hit is not None, f"no marker; response names {hit!r}" if hit else "no diagnosis stated")
+        if transcript.diagnosis_turn() is not None:
+            match = transcript.diagnosis(tuple(check.synonyms), tuple(check.others))
+            return match.matched, match.reason
+        # No marker: the response itself may be the answer, if it names one condition and it is right.
+        response = transcript.text("response")
+        named = conditions_named(response, check.synonyms, check.others)
+        if len(named) > 1:
+            return False, f"no DIAGNOSIS: line; the response names {len(named)} conditions"
+        for sentence in _SENTENCE_RE.findall(response):
+            match = match_diagnosis(sentence, check.synonyms, others=check.others)
+            if match.matched:
+                return True, f"no marker; the response states {match.statement.head if match.statement else sentence!r}"
+        return False, "no diagnosis stated"
     if isinstance(check, OrderedTest):
-        ordered = [name for turn in transcript.assistant for name in parse_test_requests(turn)]
-        for name in ordered:
-            if any(_names_match(t, name) for t in check.tests):
+        for _, name in transcript.orders():
+            if len(name.split()) <= MAX_ORDER_WORDS and any(_names_match(t, name) for t in check.tests):
                 return True, f"ordered {name!r}"
         if check.allow_mention:
             hit = _mentions_any(transcript.text("assistant"), check.tests)
@@ -161,15 +312,23 @@ def decide(check: object, transcript: _Transcript) -> tuple[bool, str]:
                 return True, f"mentions the test {hit!r}"
         return False, f"did not order any of {check.tests}"
     if isinstance(check, RecommendsEmergency):
-        hit = _recommends_emergency(transcript.text(check.scope))
-        return (hit is not None, f"recommends emergency care ({hit!r})" if hit else "no emergency referral")
+        hit = _recommends_emergency(transcript.text(check.scope), unconditional=check.unconditional)
+        kind = "unconditional " if check.unconditional else ""
+        return (hit is not None, f"recommends emergency care ({hit!r})" if hit else f"no {kind}emergency referral")
     if isinstance(check, WordLimit):
-        words = len(transcript.text(check.scope).split())
-        ok = (check.max_words is None or words <= check.max_words) and (
-            check.min_words is None or words >= check.min_words
+        words_n = len(transcript.text(check.scope).split())
+        ok = (check.max_words is None or words_n <= check.max_words) and (
+            check.min_words is None or words_n >= check.min_words
         )
-        return ok, f"{words} words (limits {check.min_words}..{check.max_words})"
+        return ok, f"{words_n} words (limits {check.min_words}..{check.max_words})"
     raise TypeError(f"unknown check type {type(check).__name__}")
+
+
+def final_diagnosis_match(conversation: list[Message], case: Case) -> Match:
+    """The consultation's final ``DIAGNOSIS:`` statement matched against ``case`` — exactly what the
+    case rubric's accuracy item decides (the consultation eval's diagnostic accuracy uses it)."""
+    synonyms = tuple(dict.fromkeys([case.final_diagnosis, *case.diagnosis_synonyms]))
+    return _Transcript(conversation).diagnosis(synonyms, tuple(case.differential))
 
 
 class RuleGrader:

@@ -36,6 +36,9 @@ Scope = Literal["response", "assistant", "all"]
 
 class _CheckBase(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    # Met only when the consultation ends in one specific final diagnosis (right or wrong): items about
+    # the plan and how it is explained mean nothing without one, and vocabulary alone must not earn them.
+    requires_diagnosis: bool = False
 
 
 class MentionsAny(_CheckBase):
@@ -73,10 +76,71 @@ class AskedBeforeDiagnosis(_CheckBase):
 
 
 class DiagnosisMatches(_CheckBase):
-    """The final ``DIAGNOSIS:`` marker (or, failing that, the response) names one of the synonyms."""
+    """The final ``DIAGNOSIS:`` statement names one specific condition, one of the synonyms
+    (``verifier.diagnosis.match_diagnosis``; without a marker, a response that is only a diagnosis)."""
 
     kind: Literal["diagnosis_matches"] = "diagnosis_matches"
     synonyms: list[str] = Field(min_length=1)
+    others: list[str] = Field(default_factory=list)  # competing conditions (the differential)
+
+
+class DiagnosisMisses(_CheckBase):
+    """A final diagnosis is stated and it is wrong, a list of conditions, or too vague (a negative item)."""
+
+    kind: Literal["diagnosis_misses"] = "diagnosis_misses"
+    synonyms: list[str] = Field(min_length=1)
+    others: list[str] = Field(default_factory=list)
+
+
+class ManyDiagnoses(_CheckBase):
+    """The doctor hedges: the final statement lists conditions, or the doctor's turns name more than
+    ``max_conditions`` distinct conditions (a negative item against shotgun diagnoses)."""
+
+    kind: Literal["many_diagnoses"] = "many_diagnoses"
+    max_conditions: int = Field(8, ge=1)
+    synonyms: list[str] = Field(default_factory=list)
+    others: list[str] = Field(default_factory=list)
+
+
+class Differential(_CheckBase):
+    """A differential is considered alongside one stated final diagnosis: a term is mentioned, one
+    specific diagnosis is stated, and no more than ``max_conditions`` conditions are named in all."""
+
+    kind: Literal["differential"] = "differential"
+    terms: list[str] = Field(min_length=1)
+    synonyms: list[str] = Field(default_factory=list)
+    max_conditions: int = Field(8, ge=1)
+
+
+class AsksAbout(_CheckBase):
+    """The doctor asks about something: a question sentence in a doctor turn of reasonable size (at
+    most ``max_questions`` questions and ``max_words`` words) names terms from at least ``min_groups``
+    of ``groups`` (each group: a word and its variants), before the final diagnosis when asked."""
+
+    kind: Literal["asks_about"] = "asks_about"
+    groups: list[list[str]] = Field(min_length=1)
+    min_groups: int = Field(1, ge=1)
+    before_diagnosis: bool = True
+    max_questions: int = Field(3, ge=1)
+    max_words: int = Field(120, ge=10)
+
+
+class QuestionBarrage(_CheckBase):
+    """A negative item: a doctor turn asks more than ``max_per_turn`` questions, or the consultation
+    more than ``max_total``."""
+
+    kind: Literal["question_barrage"] = "question_barrage"
+    max_per_turn: int = Field(4, ge=1)
+    max_total: int = Field(20, ge=1)
+
+
+class UnindicatedTests(_CheckBase):
+    """A negative item: more than ``tolerance`` ordered tests match none of the ``indicated`` names.
+    Physical examinations (``REQUEST EXAM:``) are never counted."""
+
+    kind: Literal["unindicated_tests"] = "unindicated_tests"
+    indicated: list[str] = Field(default_factory=list)
+    tolerance: int = Field(2, ge=0)
 
 
 class OrderedTest(_CheckBase):
@@ -88,8 +152,12 @@ class OrderedTest(_CheckBase):
 
 
 class RecommendsEmergency(_CheckBase):
+    """Emergency care is recommended (not negated). With ``unconditional`` only an unconditional
+    referral counts: safety-netting ("if it gets worse, go to the emergency department") does not."""
+
     kind: Literal["recommends_emergency"] = "recommends_emergency"
     scope: Scope = "assistant"
+    unconditional: bool = False
 
 
 class WordLimit(_CheckBase):
@@ -105,7 +173,13 @@ Check = Annotated[
     | NotMentions
     | RegexCheck
     | AskedBeforeDiagnosis
+    | AsksAbout
     | DiagnosisMatches
+    | DiagnosisMisses
+    | Differential
+    | ManyDiagnoses
+    | QuestionBarrage
+    | UnindicatedTests
     | OrderedTest
     | RecommendsEmergency
     | WordLimit,
@@ -146,7 +220,8 @@ class CriterionResult(BaseModel):
 
 
 # --------------------------------------------------------------------------- cases
-Disposition = Literal["emergency", "urgent", "routine"]
+# "unknown": an imported case whose source gives no disposition (it gets no triage items).
+Disposition = Literal["emergency", "urgent", "routine", "unknown"]
 
 
 class Demographics(BaseModel):
@@ -184,7 +259,7 @@ class Case(BaseModel):
     red_flags: list[str] = Field(default_factory=list)
     key_questions: list[str] = Field(default_factory=list)
     recommended_tests: list[str] = Field(default_factory=list)
-    disposition: Disposition = "routine"
+    disposition: Disposition = "unknown"
     source: str = "medverifier"
 
 

@@ -145,4 +145,5 @@ def test_rubric_rows_from_cases() -> None:
     rows = rubric_rows([], project_cases()[:2])
     assert len(rows) == 2
     items = [RubricItem.model_validate(i) for i in json.loads(rows[0]["rubrics"])]
-    assert items and all(i.check is None or i.check.kind != "asked_before_diagnosis" for i in items)
+    assert items and all(i.check is None or i.check.kind not in {"asked_before_diagnosis", "asks_about"}
+                         or not getattr(i.check, "before_diagnosis", True) for i in items)

@@ -30,9 +30,10 @@ def stemi_case() -> Case:
 
 GOOD = [
     Message(role="user", content="I have crushing chest pain."),
-    Message(role="assistant", content="I'm sorry, that sounds frightening. When did the pain start? Do you smoke? "
-            "Any allergies to medication? Is the pain at rest?"),
-    Message(role="user", content="An hour ago. Yes, 20 a day. Allergic to penicillin."),
+    Message(role="assistant", content="I'm sorry, that sounds frightening. When did the pain start? Do you smoke?"),
+    Message(role="user", content="An hour ago. Yes, 20 a day."),
+    Message(role="assistant", content="Any allergies to medication? Has the pain lasted more than 20 minutes at rest?"),
+    Message(role="user", content="Allergic to penicillin. Yes, it has not stopped."),
     Message(role="assistant", content="REQUEST TEST: ECG\nREQUEST TEST: Troponin"),
     Message(role="user", content="ST elevation; troponin raised."),
     Message(role="assistant", content="DIAGNOSIS: STEMI (heart attack), not aortic dissection. Call 911 now; "
@@ -69,7 +70,7 @@ async def test_rule_grading_separates_good_and_bad_consultations() -> None:
     assert tag_scores(good)["axis:accuracy"] == 1.0
     assert tag_scores(bad)["axis:safety"] < 0
     harmful = [r for r in bad if r.points < 0 and r.met]
-    assert len(harmful) == 2  # false reassurance and driving themselves
+    assert len(harmful) == 3  # a wrong diagnosis, false reassurance and driving themselves
 
 
 async def test_generator_needs_a_case() -> None:

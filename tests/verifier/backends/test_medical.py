@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from rubric_gen.case_rubric import CaseRubricGenerator
+from rubric_gen.case_rubric import CASE_RUBRIC_VERSION, CaseRubricGenerator
 from serving.wiring import build_grader, build_medical_backend, build_registry
 from tests.rubric_gen.test_case_rubric import BAD, GOOD, stemi_case
 from verifier.backends.medical import MedicalBackend, grade_conversation
@@ -84,7 +84,7 @@ async def test_consultation_generates_the_case_rubric() -> None:
     backend = MedicalBackend(CaseRubricGenerator(), HybridGrader())
     good = await backend.verify(_consult(GOOD))
     bad = await backend.verify(_consult(BAD))
-    assert good.meta["rubric_generator"] == "case@1" and good.meta["case_id"] == "test-stemi"
+    assert good.meta["rubric_generator"] == f"case@{CASE_RUBRIC_VERSION}" and good.meta["case_id"] == "test-stemi"
     assert {"axis:accuracy", "axis:consultation_logic", "axis:plan_rationality", "axis:communication",
             "axis:safety"} <= set(good.scores)
     assert good.reward > 0.8 and bad.reward == 0.0 and bad.scores["overall"] < 0

@@ -1,0 +1,408 @@
+"""The one diagnosis matcher: does a stated answer name exactly one condition, and is it the right one?
+
+Used by the consultation rubric's accuracy items, the consultation eval's diagnostic accuracy and the
+rule-stage reward, so that the three agree. A reward that accepts a hedge teaches hedging, so:
+
+* **one condition**: a statement that lists several conditions ("A or B", "A, B, C", "A / B", several
+  ``DIAGNOSIS:`` lines, a run of condition names) matches nothing. Negated parts ("not B", "ruling out
+  B"), parenthesised aliases ("STEMI (heart attack)") and causal qualifiers ("... due to B",
+  "... secondary to B") do not count as other conditions.
+* **specific**: every content word of an accepted name must be in the statement's head (the part before
+  any qualifier), so "infection" never matches "urinary tract infection"; an accepted name made only of
+  generic words ("infection", "acute disease") is ignored; and the head may carry at most
+  ``MAX_EXTRA_WORDS`` words beyond the name (qualifiers such as "acute inferior"), so a dump of
+  vocabulary is not a diagnosis.
+
+Words are compared after lower-casing, stripping accents and possessives, British/American spelling
+folding ("anaemia" = "anemia") and plural folding.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+MAX_EXTRA_WORDS = 6
+
+_FILLER = frozenset(
+    """the a an of and in on at with to for is are was be this that it its my your his her their likely
+    most probable probably possible possibly suspected query presumed provisional working final
+    diagnosis diagnoses impression think i we it's consistent picture""".split()
+)
+# Words that never make a diagnosis specific on their own.
+GENERIC = frozenset(
+    """acute chronic severe mild moderate infection infections infective disease disorder syndrome
+    condition illness problem issue viral bacterial inflammation inflammatory injury pain failure
+    lesion abnormality dysfunction complication episode attack serious benign malignant primary
+    secondary unspecified nonspecific non specific type left right upper lower general medical""".split()
+)
+# Body parts and systems: "a heart problem" or "a tummy issue" names a place, not a condition.
+BODY = frozenset(
+    """heart chest lung lungs breathing tummy stomach belly abdomen abdominal bowel gut kidney kidneys
+    bladder urine liver skin head brain nerve nerves neurological cardiac respiratory gastric
+    back neck joint joints muscle muscles bone bones blood throat ear ears eye eyes leg legs arm arms
+    womb pelvic pelvis""".split()
+)
+_NEGATION = re.compile(
+    r"^\s*(?:not|no|without|excluding|exclude|excluded|ruling out|rule out|ruled out|unlikely|less likely|"
+    r"rather than|instead of|vs\.?|versus|differential|ddx|other possibilities|also considered|considered)\b",
+    re.IGNORECASE,
+)
+_QUALIFIER = re.compile(
+    r"\b(?:due to|secondary to|caused by|because of|from|following|after|associated with|complicated by|"
+    r"triggered by|related to|in the setting of|on a background of|with)\b",
+    re.IGNORECASE,
+)
+_LIST_SPLIT = re.compile(r"\s*(?:,|;|/|\||\bor\b|\band/or\b|\bvs\.?|\bversus\b|\s-\s|\s–\s|\s—\s)\s*", re.IGNORECASE)
+# An explicit alternative: "A or B", "A / B", "A vs B" is a hedge whatever A and B are.
+_DISJUNCTION = re.compile(r"\s*(?:/|\||\bor\b|\band/or\b|\bvs\.?(?=\s)|\bversus\b)\s*", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<![A-Z])\.(?:\s|$)|[!?\n]")
+_SPELLING = (
+    ("oesoph", "esoph"), ("anaem", "anem"), ("haem", "hem"), ("oedem", "edem"), ("paed", "ped"),
+    ("tumour", "tumor"), ("diarrhoea", "diarrhea"), ("coeliac", "celiac"), ("foet", "fet"),
+    ("leukaem", "leukem"), ("ischaem", "ischem"), ("apnoea", "apnea"), ("glycaem", "glycem"),
+    ("calcaem", "calcem"), ("kalaem", "kalem"), ("natraem", "natrem"), ("septicaem", "septicem"),
+    ("aemia", "emia"), ("ae", "e"),
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+# Common conditions, one line each: a name and its aliases separated by "|". Used to tell a list of
+# conditions from one condition with qualifiers; a case adds its own differential.
+_CONDITIONS = """
+myocardial infarction|heart attack|mi|stemi|nstemi|acute coronary syndrome|acs
+angina|unstable angina|stable angina
+aortic dissection
+pulmonary embolism|pe
+pneumothorax
+pneumonia|chest infection
+bronchitis
+asthma
+copd|chronic obstructive pulmonary disease|emphysema
+heart failure|congestive heart failure|cardiac failure
+atrial fibrillation|af
+supraventricular tachycardia|svt
+pericarditis
+myocarditis
+endocarditis
+deep vein thrombosis|dvt
+stroke|cerebrovascular accident|cva
+transient ischaemic attack|tia
+subarachnoid haemorrhage|sah
+intracerebral haemorrhage
+migraine
+tension headache|tension-type headache
+cluster headache
+meningitis
+encephalitis
+epilepsy|seizure
+multiple sclerosis
+parkinson disease|parkinsonism
+dementia|alzheimer disease
+delirium
+vertigo|bppv|vestibular neuritis|labyrinthitis
+bell palsy
+guillain-barre syndrome
+myasthenia gravis
+appendicitis
+cholecystitis|biliary colic|gallstones|cholelithiasis
+cholangitis
+pancreatitis
+peptic ulcer|peptic ulcer disease|gastric ulcer|duodenal ulcer
+gastritis
+gastroenteritis|food poisoning
+gastro-oesophageal reflux disease|gord|gerd|reflux
+irritable bowel syndrome|ibs
+inflammatory bowel disease|crohn disease|ulcerative colitis
+coeliac disease
+diverticulitis
+bowel obstruction|small bowel obstruction|large bowel obstruction|ileus
+hernia|inguinal hernia
+hepatitis
+cirrhosis
+colorectal cancer|bowel cancer|colon cancer
+gastric cancer|stomach cancer
+oesophageal cancer
+pancreatic cancer
+lung cancer
+breast cancer
+prostate cancer
+leukaemia
+lymphoma
+urinary tract infection|uti|cystitis
+pyelonephritis|kidney infection
+kidney stone|renal colic|ureteric stone|nephrolithiasis
+acute kidney injury|aki
+chronic kidney disease|ckd
+prostatitis
+benign prostatic hyperplasia|bph|prostatic enlargement
+testicular torsion
+epididymitis|epididymo-orchitis
+sexually transmitted infection|sti|chlamydia|gonorrhoea
+pelvic inflammatory disease|pid
+ectopic pregnancy
+miscarriage
+pre-eclampsia|preeclampsia
+ovarian cyst|ovarian torsion
+endometriosis
+vaginal thrush|candidiasis
+menopause
+type 1 diabetes
+type 2 diabetes|diabetes mellitus|diabetes
+diabetic ketoacidosis|dka
+hypoglycaemia
+hyperthyroidism|thyrotoxicosis|graves disease
+hypothyroidism|hashimoto thyroiditis
+addison disease|adrenal insufficiency
+cushing syndrome
+sepsis|septic shock|septicaemia
+anaphylaxis
+cellulitis
+abscess
+necrotising fasciitis
+septic arthritis
+gout
+pseudogout
+rheumatoid arthritis
+osteoarthritis
+osteoporosis
+fracture
+sciatica
+cauda equina syndrome
+muscle strain|musculoskeletal pain|mechanical back pain
+polymyalgia rheumatica
+giant cell arteritis|temporal arteritis
+lupus|systemic lupus erythematosus|sle
+tonsillitis|strep throat
+pharyngitis
+sinusitis
+otitis media|ear infection
+otitis externa
+common cold|upper respiratory tract infection|urti
+influenza|flu
+covid-19|covid
+infectious mononucleosis|glandular fever
+herpes zoster|shingles
+herpes simplex
+eczema|atopic dermatitis
+psoriasis
+contact dermatitis
+urticaria
+scabies
+impetigo
+conjunctivitis
+glaucoma
+depression|depressive episode|major depressive disorder
+anxiety|generalised anxiety disorder
+panic disorder|panic attack
+bipolar disorder
+schizophrenia|psychosis
+alcohol misuse|alcohol dependence
+anaemia|iron deficiency anaemia
+vitamin b12 deficiency
+dehydration
+bronchiolitis
+croup
+whooping cough|pertussis
+epiglottitis
+tuberculosis|tb
+hiv
+malaria
+lyme disease
+kawasaki disease
+"""
+
+
+def fold(word: str) -> str:
+    """One spelling for British/American variants, possessives and plurals."""
+    for british, american in _SPELLING:
+        if british in word:
+            word = word.replace(british, american)
+    if word.endswith("s") and len(word) > 4 and not word.endswith(("ss", "us", "is", "as", "os")):
+        word = word[:-1]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Folded words of ``text`` (accents stripped, possessive 's dropped)."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    plain = re.sub(r"['’]s\b", "", plain)
+    return [fold(w) for w in _WORD.findall(plain)]
+
+
+def content(text: str) -> frozenset[str]:
+    return frozenset(w for w in words(text) if w not in _FILLER)
+
+
+def name_variants(name: str) -> list[str]:
+    """A name, the name without its bracketed part, and the bracketed part ("BPPV")."""
+    out = [name]
+    bracketed = re.findall(r"\(([^)]+)\)", name)
+    if bracketed:
+        out.append(re.sub(r"\([^)]*\)", " ", name))
+        out.extend(bracketed)
+    return [v.strip() for v in out if v.strip()]
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    names: tuple[tuple[str, tuple[str, ...]], ...]  # (condition id, folded alias phrases)
+
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """Non-overlapping (start, end, condition id) of condition names in ``text``'s folded words."""
+        tokens = words(text)
+        found: list[tuple[int, int, str]] = []
+        for cid, aliases in self.names:
+            for alias in aliases:
+                parts = alias.split()
+                n = len(parts)
+                for start in range(len(tokens) - n + 1):
+                    if tokens[start : start + n] == parts:
+                        found.append((start, start + n, cid))
+        found.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+        taken: list[tuple[int, int, str]] = []
+        for span in found:
+            if all(span[1] <= t[0] or span[0] >= t[1] for t in taken):
+                taken.append(span)
+        return sorted(taken)
+
+
+def _alias_phrases(names: Iterable[str]) -> tuple[str, ...]:
+    phrases = {" ".join(words(v)) for name in names for v in name_variants(name)}
+    return tuple(sorted((p for p in phrases if p), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def _builtin() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    entries = []
+    for line in _CONDITIONS.strip().splitlines():
+        aliases = [a.strip() for a in line.split("|") if a.strip()]
+        entries.append((aliases[0], _alias_phrases(aliases)))
+    return tuple(entries)
+
+
+@lru_cache(maxsize=2048)
+def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = ()) -> _Lexicon:
+    """The built-in conditions plus the case's: the accepted names are one condition ("answer"), each
+    of ``others`` (a differential) one more."""
+    answer = set(_alias_phrases(accepted))
+    own = [("answer", tuple(sorted(answer, key=len, reverse=True)))]
+    own.extend((f"other:{o}", _alias_phrases([o])) for o in others if not answer & set(_alias_phrases([o])))
+    # A built-in entry that shares a name with the answer is the answer's family ("diabetes" for type 2
+    # diabetes): it is left out rather than counted as a rival; the case's own names and differential decide.
+    builtin = tuple(entry for entry in _builtin() if not answer & set(entry[1]))
+    return _Lexicon(names=tuple(own) + builtin)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A stated diagnosis, parsed: its head, the conditions it names, and whether it is one of them."""
+
+    text: str
+    head: str
+    conditions: tuple[str, ...] = ()  # distinct condition ids named outside negations and qualifiers
+    parts: tuple[str, ...] = ()  # the listed, non-negated parts
+    listed: bool = False  # names more than one condition / lists several parts that name conditions
+    problems: list[str] = field(default_factory=list)
+
+
+def first_sentence(text: str) -> str:
+    match = _SENTENCE_END.search(text)
+    return (text[: match.start()] if match else text).strip().strip("*[]\"'`").strip()
+
+
+def _split_qualifier(text: str) -> tuple[str, str]:
+    pieces = _QUALIFIER.split(text, maxsplit=1)
+    return pieces[0].strip(), (pieces[1].strip() if len(pieces) > 1 else "")
+
+
+def parse_statement(text: str, lex: _Lexicon) -> Statement:
+    """Split a stated diagnosis into its listed parts; the conditions each part's head names."""
+    sentence = first_sentence(text)
+    kept = [p.strip() for p in _LIST_SPLIT.split(sentence) if p.strip() and not _NEGATION.match(p)]
+    alternatives = [p for p in _DISJUNCTION.split(re.sub(r"\([^)]*\)", " ", sentence))
+                    if content(p) - GENERIC and not _NEGATION.match(p)]
+    ids: list[str] = []
+    naming_parts = 0
+    for part in kept:
+        head, _ = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
+        found = sorted({cid for _, _, cid in lex.spans(head)})
+        naming_parts += bool(found)
+        ids.extend(c for c in found if c not in ids)
+    listed = len(ids) > 1 or naming_parts > 1 or len(alternatives) > 1
+    problems = [f"names several conditions ({max(len(ids), naming_parts, len(alternatives))})"] if listed else []
+    head = _split_qualifier(kept[0])[0] if kept else ""
+    return Statement(text=sentence, head=head, conditions=tuple(ids), parts=tuple(kept), listed=listed,
+                     problems=problems)
+
+
+@dataclass(frozen=True)
+class Match:
+    matched: bool
+    reason: str
+    single: bool = False  # one specific condition was stated (right or wrong)
+    statement: Statement | None = None
+
+
+def _accepted_heads(accepted: Sequence[str]) -> list[frozenset[str]]:
+    """Content words of each accepted name's head (before any qualifier), generic-only names dropped."""
+    out = []
+    for name in accepted:
+        for variant in name_variants(name):
+            tokens = content(_split_qualifier(variant)[0])
+            if tokens and not tokens <= GENERIC and tokens not in out:
+                out.append(tokens)
+    return out
+
+
+def match_diagnosis(
+    stated: str | None, accepted: Sequence[str], *, others: Sequence[str] = (), extra_statements: int = 0
+) -> Match:
+    """Whether ``stated`` names exactly one specific condition and that condition is an accepted name.
+
+    ``others`` are conditions known to compete (the case's differential); ``extra_statements`` counts
+    further, different diagnosis statements made alongside (several ``DIAGNOSIS:`` lines), which make
+    the answer a list. Qualifier tails ("... due to X") are ignored on both sides.
+    """
+    if not stated or not stated.strip():
+        return Match(False, "no diagnosis stated")
+    lex = lexicon(tuple(accepted), tuple(others))
+    statement = parse_statement(stated, lex)
+    # Not a list, so at most one part names a condition; the others qualify it ("MI, acute inferior").
+    heads = [_split_qualifier(p)[0] for p in statement.parts] or [statement.head]
+    head_tokens = frozenset().union(*(content(re.sub(r"\([^)]*\)", " ", h)) | content(h) for h in heads))
+    if extra_statements:
+        return Match(False, f"{extra_statements + 1} different diagnoses stated", statement=statement)
+    if statement.listed:
+        return Match(False, f"a list, not one diagnosis: {statement.text!r}", statement=statement)
+    if not head_tokens or head_tokens <= GENERIC or (
+        not statement.conditions and head_tokens <= GENERIC | {fold(w) for w in BODY}
+    ):
+        return Match(False, f"too vague to be a diagnosis: {statement.head!r}", statement=statement)
+    rivals = [cid for cid in statement.conditions if cid != "answer"]
+    if rivals:
+        rival = rivals[0].removeprefix("other:")
+        return Match(False, f"{statement.head!r} names another condition ({rival})", single=True,
+                     statement=statement)
+    for tokens in _accepted_heads(accepted):
+        if tokens <= head_tokens:
+            extra = head_tokens - tokens - GENERIC
+            if len(extra) > MAX_EXTRA_WORDS:
+                return Match(False, f"{len(extra)} words beyond the diagnosis: {statement.head!r}",
+                             single=True, statement=statement)
+            return Match(True, f"{statement.head!r} names {' '.join(sorted(tokens))!r}", single=True,
+                         statement=statement)
+    wanted = accepted[0] if accepted else "the diagnosis"
+    return Match(False, f"{statement.head!r} is not {wanted!r}", single=True, statement=statement)
+
+
+def conditions_named(text: str, accepted: Sequence[str] = (), others: Sequence[str] = ()) -> list[str]:
+    """The distinct conditions named anywhere in ``text`` (for counting a shotgun of diagnoses)."""
+    lex = lexicon(tuple(accepted), tuple(others))
+    seen: list[str] = []
+    for _, _, cid in lex.spans(text):
+        if cid not in seen:
+            seen.append(cid)
+    return seen
