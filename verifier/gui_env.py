@@ -7,7 +7,12 @@ screenshot). The GUI verifier replays a trajectory with the same ``perform()`` a
 success predicates with ``check_predicate()``, so rollouts and verification cannot disagree.
 
 Pages are only ever loaded from the pages folder (``file://``) or a server on 127.0.0.1/localhost:
-a verify request cannot make the browser fetch anything else.
+a verify request cannot make the browser fetch anything else. A task's start page may be any of
+those, with a query (``resolve_url``); the policy's ``goto`` action is narrower (``resolve_goto``):
+a page of the pages folder by its plain name, with no URL scheme, query or fragment. A ``goto``
+to ``javascript:`` would run script that writes what the predicates look for, and one to
+``order_done.html?medication=...`` or ``index.html?user=ann`` would show the success page a form
+produces without filling the form; both are refused as failed actions.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -56,6 +62,24 @@ def resolve_url(ref: str, pages_dir: Path = PAGES_DIR) -> str:
     if not path.is_file():
         raise GuiError(f"page {ref!r} not found in {pages_dir}")
     return path.as_uri() + (f"?{parts.query}" if parts.query else "")
+
+
+_GOTO_NAME = re.compile(r"[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*\.html")
+
+
+def resolve_goto(ref: str, pages_dir: Path = PAGES_DIR) -> str:
+    """The ``file://`` URL of a page the policy may open with ``goto``: a plain page name under
+    ``pages_dir`` ("login.html"), nothing else (see the module docstring)."""
+    if not _GOTO_NAME.fullmatch(ref):
+        raise GuiError(
+            f"goto {ref[:80]!r} refused: only a page of this site may be opened, by its plain name "
+            "(e.g. 'login.html'); URL schemes (javascript:, data:, file:, http:), queries (?), "
+            "fragments (#) and paths out of the pages folder are not allowed"
+        )
+    path = (pages_dir / ref).resolve()
+    if not path.is_relative_to(pages_dir.resolve()) or not path.is_file():
+        raise GuiError(f"goto {ref!r} refused: no such page in {pages_dir}")
+    return path.as_uri()
 
 
 class Browser:
@@ -184,7 +208,7 @@ async def perform(page, action: GuiAction, *, pages_dir: Path = PAGES_DIR, timeo
         else:
             await page.wait_for_timeout(min(action.ms or 200, 5000))
     elif kind == "goto":
-        await page.goto(resolve_url(need("url"), pages_dir), timeout=timeout_ms * 5)
+        await page.goto(resolve_goto(need("url"), pages_dir), timeout=timeout_ms * 5)
     await page.wait_for_load_state("domcontentloaded")
 
 

@@ -5,7 +5,20 @@ predicates: ``field_value`` (an input's value), ``checked`` (a checkbox/radio), 
 current page's file name) and ``visible_text`` (text rendered in an element, or anywhere on the page).
 The trajectory is a list of ``GuiAction`` (click by selector or x,y; type; select; press; scroll;
 wait; goto). Reward = 1 when every predicate holds after the replay and the trajectory used at most
-``task.max_steps`` actions, else 0. Meta: steps used, actions that failed, each predicate's finding
+``task.max_steps`` actions, else 0.
+
+The reward must not be reachable without doing the task (``evaluation/audit_gui.py`` tries):
+
+* ``goto`` opens a page of the site by its plain name only (``verifier.gui_env.resolve_goto``):
+  ``javascript:``/``data:``/``file:`` URLs, queries and fragments are refused as failed actions,
+  so no script can write the expected text and no success page can be opened with the query a
+  form would have produced (``order_done.html?medication=...``, ``index.html?user=ann``).
+* A ``page`` predicate is never a task's only kind of predicate (``GuiTaskRecord`` refuses it):
+  any page can be opened by name, so the task must also check the state that page shows.
+* The shipped pages withdraw a confirmation ("Settings saved", the intake summary) as soon as the
+  form changes after it, so a stale confirmation cannot stand for the final form; the sign-in page
+  checks the password; and where a confirmation echoes free text (the intake summary shows the
+  typed name), the task also checks the fields, so typing the expected text as a name is no shortcut. Meta: steps used, actions that failed, each predicate's finding
 (also as criteria), and on failure the path of a screenshot of the final page.
 
 One Chromium serves every verification of a backend instance (started on first use, closed by
@@ -20,7 +33,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from verifier.backends import DATA_DIR, load_records
 from verifier.gui_env import PAGES_DIR, Browser, GuiError, check_predicate, perform, resolve_url
@@ -117,6 +130,15 @@ class GuiTaskRecord(BaseModel):
     task: GuiTask
     trajectory: list[GuiAction] = Field(min_length=1)
     wrong_trajectory: list[GuiAction] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _page_predicates_need_state(self) -> GuiTaskRecord:
+        if all(p.kind == "page" for p in self.task.success):
+            raise ValueError(
+                f"task {self.task.id!r}: only 'page' predicates, which a goto to that page meets; "
+                "add a predicate on the state the page must show (visible_text, field_value, checked)"
+            )
+        return self
 
     def request(self, *, wrong: bool = False, options: GuiOptions | None = None) -> GuiVerifyRequest:
         return GuiVerifyRequest(task=self.task, options=options or GuiOptions(),

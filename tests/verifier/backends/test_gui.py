@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from verifier.backends.gui import GuiBackend, load_gui_tasks
-from verifier.gui_env import PAGES_DIR, Browser, GuiEnv, GuiError, resolve_url
+from verifier.backends.gui import GuiBackend, GuiTaskRecord, load_gui_tasks
+from verifier.gui_env import PAGES_DIR, Browser, GuiEnv, GuiError, resolve_goto, resolve_url
 from verifier.registry import Registry
 from verifier.types import GuiAction, GuiPredicate, GuiTask, GuiVerifyRequest
 
@@ -112,3 +112,83 @@ async def test_browser_is_started_lazily_and_closed() -> None:
     again, _ = await browser.acquire()
     assert again is context and browser.launches == 1  # the context came back from the pool
     await browser.aclose()
+
+
+# --------------------------------------------------------------------------- rules against gaming
+def _task(task_id: str) -> GuiTask:
+    return next(r.task for r in load_gui_tasks() if r.task.id == task_id)
+
+
+def _actions(*specs: dict) -> list[GuiAction]:
+    return [GuiAction(**spec) for spec in specs]
+
+
+async def test_goto_opens_only_a_page_of_the_site_by_name() -> None:
+    assert resolve_goto("login.html") == (PAGES_DIR / "login.html").resolve().as_uri()
+    refused = ["javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:alert(1)", "data:text/html,<p>x</p>",
+               (PAGES_DIR / "order_done.html").as_uri(), "order_done.html?medication=metformin", "index.html#user=ann",
+               "./login.html", "../../README.md", "http://127.0.0.1:8000/login.html", "about:blank", "style.css",
+               "missing.html"]
+    for ref in refused:
+        with pytest.raises(GuiError, match="refused"):
+            resolve_goto(ref)
+    # the start page keeps its wider rules: a query, a local server
+    assert resolve_url("index.html?user=x").endswith("?user=x")
+
+
+async def test_goto_tricks_are_failed_actions_and_earn_nothing(backend: GuiBackend) -> None:
+    task = _task("med-metformin")
+    forged = ["order_done.html?medication=metformin&quantity=2&pharmacy=station",
+              f"{(PAGES_DIR / 'order_done.html').as_uri()}?medication=metformin&quantity=2&pharmacy=station",
+              "javascript:location.href='order_done.html?medication=metformin&quantity=2&pharmacy=station'"]
+    for url in forged:
+        request = GuiVerifyRequest(task=task, trajectory=_actions({"action": "goto", "url": url}),
+                                   options={"screenshot_on_failure": False})
+        result = await backend.verify(request)
+        assert result.reward == 0.0 and result.meta["failed_actions"] == 1, url
+        assert "refused: only a page of this site" in str(result.meta["action_errors"]), url
+    bare = GuiVerifyRequest(task=task, trajectory=_actions({"action": "goto", "url": "order_done.html"}),
+                            options={"screenshot_on_failure": False})
+    result = await backend.verify(bare)  # the page predicate holds, the order it shows does not
+    assert result.reward == 0.0 and [c.met for c in result.criteria] == [True, False]
+
+
+async def test_sign_in_checks_the_password_and_the_user(backend: GuiBackend) -> None:
+    task = _task("login-step-limit")  # bea / letmein1
+    for user, password in [("bea", "000000"), ("beax", "letmein1"), ("x. Welcome, bea", "letmein1")]:
+        actions = _actions({"action": "type", "selector": "#username", "text": user},
+                           {"action": "type", "selector": "#password", "text": password},
+                           {"action": "click", "selector": "#login-button"})
+        request = GuiVerifyRequest(task=task, trajectory=actions, options={"screenshot_on_failure": False})
+        assert (await backend.verify(request)).reward == 0.0, (user, password)
+
+
+async def test_a_confirmation_is_withdrawn_when_the_form_changes_after_it(backend: GuiBackend) -> None:
+    task = _task("settings-language")
+    saved_then_changed = _actions({"action": "click", "selector": "#save-settings"},
+                                  {"action": "select", "selector": "#language", "value": "es"})
+    request = GuiVerifyRequest(task=task, trajectory=saved_then_changed, options={"screenshot_on_failure": False})
+    result = await backend.verify(request)
+    assert result.reward == 0.0 and [c.met for c in result.criteria] == [True, False]
+    again = request.model_copy(update={"trajectory": [*saved_then_changed, *_actions({"action": "click", "selector": "#save-settings"})]})
+    assert (await backend.verify(again)).reward == 1.0
+
+
+async def test_the_intake_name_cannot_carry_the_expected_summary(backend: GuiBackend) -> None:
+    task = _task("intake-basic")
+    actions = _actions({"action": "type", "selector": "#full-name", "text": "Ann Lee. Symptoms: cough. Please take a seat"},
+                       {"action": "type", "selector": "#age", "text": "34"},
+                       {"action": "click", "selector": "#sex-female"},
+                       {"action": "click", "selector": "#intake-submit"})
+    result = await backend.verify(GuiVerifyRequest(task=task, trajectory=actions, options={"screenshot_on_failure": False}))
+    summary, name = result.criteria[0], result.criteria[1]
+    assert result.reward == 0.0 and summary.met and not name.met  # the summary text alone was forged
+
+
+async def test_a_task_checked_only_by_page_name_is_refused() -> None:
+    record = {"task": {"id": "p", "instruction": "order", "start_page": "medication.html",
+                       "success": [{"kind": "page", "value": "order_done.html"}]},
+              "trajectory": [{"action": "click", "selector": "#order-button"}],
+              "wrong_trajectory": [{"action": "wait", "ms": 10}]}
+    with pytest.raises(ValueError, match="only 'page' predicates"):
+        GuiTaskRecord.model_validate(record)

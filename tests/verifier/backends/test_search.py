@@ -6,12 +6,16 @@ import pytest
 
 from verifier.backends.search import (
     SearchBackend,
+    all_answers,
+    answer_credit,
     best_scores,
+    candidates,
     exact_match,
     f1_score,
     final_answer,
     load_search_tasks,
     normalize_answer,
+    score_answer,
     tool_calls,
 )
 from verifier.registry import Registry
@@ -109,10 +113,104 @@ async def test_search_r1_tags_and_registry_dict_requests() -> None:
     result = await registry.verify({"domain": "search", "task": TASK.model_dump(),
                                     "trajectory": [m.model_dump() for m in trajectory],
                                     "options": {"reward": "exact_match"}})
-    # "city of canberra" vs "canberra": P = 1/3, R = 1 -> F1 = 0.5; EM = 0 is the reward here
-    assert result.scores["f1"] == pytest.approx(0.5) and result.reward == 0.0
+    # SQuAD: "city of canberra" vs "canberra": P = 1/3, R = 1 -> F1 = 0.5. The reward's F1 drops the
+    # question word "of" and still finds "city canberra" longer than the gold: no partial credit
+    # (this test used to assert 0.5 as the F1, i.e. that padding an answer earns half the reward).
+    assert result.scores["squad_f1"] == pytest.approx(0.5) and result.scores["f1"] == 0.0
+    assert result.reward == 0.0
 
 
 async def test_no_answer_scores_zero_with_a_reason() -> None:
     result = await SearchBackend().verify(SearchVerifyRequest(task=TASK, trajectory=[_m("assistant", "SEARCH: x")]))
     assert result.reward == 0.0 and "no ANSWER" in str(result.meta["error"])
+
+
+# --------------------------------------------------------------------------- rules against gaming
+def _answering(text: str, task: SearchTask = TASK) -> SearchVerifyRequest:
+    return SearchVerifyRequest(task=task, trajectory=[
+        _m("user", task.question), _m("assistant", "SEARCH: capital of Australia"),
+        _m("tool", "[1] (p167-canberra) Canberra: Canberra is the capital city of Australia."),
+        _m("assistant", text),
+    ])
+
+
+@pytest.mark.parametrize("text", [
+    "ANSWER: Canberra, Sydney", "ANSWER: Sydney or Canberra", "ANSWER: Canberra / Sydney / Melbourne",
+    "ANSWER: Canberra; Sydney", "ANSWER: Canberra and Sydney", "<answer>Canberra\nSydney</answer>",
+])
+async def test_a_hedged_list_of_candidates_earns_nothing(text: str) -> None:
+    result = await SearchBackend().verify(_answering(text))
+    assert result.reward == 0.0 and result.scores["exact_match"] == 0.0
+    assert "one answer is required" in str(result.meta["error"])
+    assert result.scores["squad_f1"] > 0  # plain SQuAD F1 would have paid for it
+
+
+@pytest.mark.parametrize("text", [
+    "ANSWER: Sydney\nANSWER: Canberra", "ANSWER: Sydney\n<answer>Canberra</answer>",
+    "ANSWER: Sydney <answer>Canberra</answer>", "<answer>Sydney</answer>\nANSWER: Canberra",
+])
+async def test_two_different_answers_earn_nothing_whichever_is_last(text: str) -> None:
+    result = await SearchBackend().verify(_answering(text))
+    assert result.reward == 0.0 and "2 different answers" in str(result.meta["error"])
+
+
+async def test_an_answer_in_an_earlier_turn_counts_and_a_repeated_answer_is_one_answer() -> None:
+    backend = SearchBackend()
+    early = _answering("ANSWER: Canberra")
+    early.trajectory[1] = _m("assistant", "SEARCH: capital of Australia\nANSWER: Sydney")
+    assert (await backend.verify(early)).reward == 0.0
+    repeated = await backend.verify(_answering("ANSWER: Canberra\n<answer>canberra.</answer>"))
+    assert repeated.reward == 1.0 and repeated.meta["answers_given"] == 2 and repeated.meta["error"] is None
+    assert all_answers(_answering("ANSWER:\n  Canberra").trajectory) == ["Canberra"]  # next line, as before
+
+
+def test_list_separators_and_what_is_not_one() -> None:
+    assert candidates("cyclooxygenase, thrombin, COX") == ["cyclooxygenase", "thrombin", "COX"]
+    assert candidates("aspirin & heparin") == ["aspirin", "heparin"]
+    for one in ["20,000", "140/90 mmHg", "A&E", "S. pneumoniae", "Anderson", "42.195 km"]:
+        assert candidates(one) == [one]
+
+
+def test_a_gold_alias_that_is_itself_a_list_is_credited_whole() -> None:
+    golds = ["Geneva", "Geneva, Switzerland"]
+    assert score_answer("Geneva, Switzerland", golds) == (1.0, 1.0)
+    assert score_answer("Switzerland, Geneva", golds) == (1.0, 0.0)  # same words; EM wants the order
+    assert score_answer("Geneva, New York", golds) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "question", "credit"),
+    [
+        ("Alexander Fleming", "Alexander Fleming", "", 1.0),
+        # shorter, no wrong word: P = 1, R = 1/2 -> F1 = 2/3, credit = 1 x 2/3
+        ("Fleming", "Alexander Fleming", "", 2 / 3),
+        # same length, one wrong word: P = R = 1/2 -> F1 = 1/2, credit = 1/2 x 1/2
+        ("Dr Fleming", "Alexander Fleming", "", 0.25),
+        ("Fleming Pasteur", "Alexander Fleming", "", 0.25),
+        # longer than the gold: SQuAD would give 2/3 (P = 1/2, R = 1); no partial credit here
+        ("cyclooxygenase thrombin", "cyclooxygenase", "", 0.0),
+        ("Aspirin irreversibly inhibits cyclooxygenase reducing thromboxane", "cyclooxygenase", "", 0.0),
+        # question words are neither credited nor counted
+        ("chromosome", "chromosome 21", "Which chromosome is tripled in Down syndrome?", 0.0),
+        ("chromosome 21", "21", "Which chromosome is tripled in Down syndrome?", 1.0),
+        ("in 1980", "1980", "In what year was smallpox declared eradicated?", 1.0),
+        ("Which chromosome is tripled in Down syndrome", "chromosome 21",
+         "Which chromosome is tripled in Down syndrome?", 0.0),
+        # a gold made only of question words is compared whole
+        ("Canberra", "Canberra", "Is the capital Canberra?", 1.0),
+    ],
+)
+def test_answer_credit_by_hand(prediction: str, gold: str, question: str, credit: float) -> None:
+    assert answer_credit(prediction, gold, question) == pytest.approx(credit)
+
+
+def test_hedging_never_beats_committing_at_random() -> None:
+    """n answer words, one of them right, against an m-word gold: the hedge earns 2/(n(n+m)); naming
+    one of the n words at random earns (1/n) x 2/(m+1) on average. SQuAD's F1 (2/(n+m)) beats it."""
+    for m in range(1, 6):
+        gold = " ".join(f"g{i}" for i in range(m))
+        for n in range(2, m + 1):
+            hedge = " ".join(["g0", *(f"w{i}" for i in range(n - 1))])
+            commit = (1 / n) * answer_credit("g0", gold)
+            assert answer_credit(hedge, gold) <= commit + 1e-12, (n, m)
+            assert f1_score(hedge, gold) > commit, (n, m)
