@@ -194,10 +194,11 @@ def _summarise(
 async def run_audit(
     suite: AuditSuite[T], *, concurrency: int = 8, progress: Callable[[str], None] | None = None
 ) -> AuditReport:
-    """Score the reference and every exploit on every item of ``suite``; check the bounds."""
+    """Score the reference and every exploit on every item of ``suite``; check the bounds.
+    ``progress(name)`` is called as each policy finishes."""
     say = progress or (lambda _message: None)
-    say(f"{suite.domain}: reference on {len(suite.items)} items")
     ref_results = await _score_all(suite, suite.reference, concurrency)
+    say(suite.reference.name)
     ref_rewards = {item: (reward_of(r) if r is not None else None) for item, r in ref_results.items()}
     reference = _summarise(suite.reference, ref_results, ref_rewards)
     reference.ratio = 1.0 if reference.mean_reward else None
@@ -212,10 +213,10 @@ async def run_audit(
         reference.failures.append(f"{reference.unscored} reference item(s) could not be graded")
     reference.passed = not reference.failures
     exploits = []
-    for index, policy in enumerate(suite.exploits, start=1):
-        say(f"{suite.domain}: exploit {index}/{len(suite.exploits)} {policy.name}")
+    for policy in suite.exploits:
         results = await _score_all(suite, policy, concurrency)
         exploits.append(_summarise(policy, results, ref_rewards))
+        say(policy.name)
     passed = reference.passed and all(p.passed for p in exploits)
     return AuditReport(
         domain=suite.domain, source=suite.source, items=len(suite.items), reference=reference,
@@ -227,15 +228,18 @@ def render_table(report: AuditReport) -> Any:
     """The report as a rich table (the CLI prints it)."""
     from rich.table import Table
 
-    table = Table(title=f"exploit audit: {report.domain} ({report.items} items{', ' + report.source if report.source else ''})")
+    verdict = "passed" if report.passed else "FAILED"
+    where = f", {report.source}" if report.source else ""
+    table = Table(title=f"exploit audit: {report.domain} ({report.items} items{where}): {verdict}")
     for column in ("policy", "class", "items", "mean", "ratio", "ties", "bound", "verdict"):
-        table.add_column(column, justify="right" if column in {"items", "mean", "ratio", "ties"} else "left")
+        table.add_column(column, justify="right" if column in {"items", "mean", "ratio", "ties"} else "left",
+                         overflow="fold")
     for policy in [report.reference, *report.exploits]:
-        verdict = ("ok" if policy.applicable else "n/a") if policy.passed else "FAIL: " + "; ".join(policy.failures)
+        status = ("ok" if policy.applicable else "n/a") if policy.passed else "FAIL: " + "; ".join(policy.failures)
         table.add_row(
             policy.name, policy.family, str(policy.items),
             "-" if policy.mean_reward is None else f"{policy.mean_reward:.3f}",
             "-" if policy.ratio is None else f"{policy.ratio:.3f}",
-            str(len(policy.ties)), policy.bound if policy.family != REFERENCE else "", verdict,
+            str(len(policy.ties)), "" if policy.family == REFERENCE else policy.bound, status,
         )
     return table

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jinja2
 
+from evaluation.audit import AuditReport
 from evaluation.store import ExampleResult, ResultsStore, dump_json, load_config
 from evaluation.summary import RunSummary, summarize
 
@@ -53,6 +54,10 @@ th{background:#f3f3f3}.chart{max-width:100%;height:auto;border:1px solid #eee;ma
 <table><tr><th>specialty</th><th>accuracy</th><th>correct</th><th>n</th></tr>
 {% for name, a in c.by_specialty.items() %}<tr><td>{{ name }}</td><td>{{ fmt(a.accuracy) }}</td><td>{{ a.correct }}</td><td>{{ a.n }}</td></tr>{% endfor %}
 </table>{% endif %}
+{% for a in audits %}<h2 id="audit-{{ a.domain }}">Exploit audit: {{ a.domain }} ({{ a.items }} items{% if a.source %}, {{ a.source }}{% endif %}) — {{ "passed" if a.passed else "FAILED" }}</h2>
+<table class="audit"><tr><th>policy</th><th>class</th><th>items</th><th>mean reward</th><th>ratio to reference</th><th>ties</th><th>bound</th><th>verdict</th></tr>
+{% for p in [a.reference] + a.exploits %}<tr><td>{{ p.name }}</td><td>{{ p.family }}</td><td>{{ p.items }}</td><td>{{ fmt(p.mean_reward) }}</td><td>{{ fmt(p.ratio) }}</td><td>{{ p.ties|length }}</td><td>{{ p.bound }}</td><td class="{{ 'met' if p.passed else 'unmet' }}">{{ ("ok" if p.applicable else "n/a") if p.passed else p.failures|join("; ") }}</td></tr>{% endfor %}
+</table>{% for n in a.notes %}<p>{{ n }}</p>{% endfor %}{% endfor %}
 <h2>Charts</h2>
 {% for name, png in charts %}<figure><img class="chart" id="chart-{{ name }}" alt="{{ name }}" src="data:image/png;base64,{{ png }}"><figcaption>{{ name }}</figcaption></figure>{% endfor %}
 <h2>Worst cases</h2>
@@ -115,9 +120,21 @@ def charts(summary: RunSummary, results: list[ExampleResult]) -> list[tuple[str,
     return out
 
 
-def render_html(summary: RunSummary, results: list[ExampleResult]) -> str:
+def load_audits(run_dir: Path) -> list[AuditReport]:
+    """The exploit audits saved beside a run (``audit-<domain>.json``, by ``medverifier audit --run``)."""
+    audits = []
+    for path in sorted(run_dir.glob("audit-*.json")):
+        try:
+            audits.append(AuditReport.model_validate_json(path.read_text(encoding="utf-8")))
+        except ValueError:
+            logger.warning("%s: unreadable audit report, left out of the HTML report", path)
+    return audits
+
+
+def render_html(summary: RunSummary, results: list[ExampleResult], audits: list[AuditReport] | None = None) -> str:
     worst = sorted(results, key=lambda r: (r.score if r.score is not None else 2.0, r.example_id))[:WORST_CASES]
     return _TEMPLATE.render(
+        audits=audits or [],
         s=summary,
         c=summary.consult,
         fmt=_fmt,
@@ -145,7 +162,7 @@ def write_report(run_dir: str | Path) -> Path:
                         failed=previous.failed if previous else 0)
     dump_json(run_dir / "summary.json", summary)
     path = run_dir / "report.html"
-    path.write_text(render_html(summary, results), encoding="utf-8")
+    path.write_text(render_html(summary, results, load_audits(run_dir)), encoding="utf-8")
     return path
 
 

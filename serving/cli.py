@@ -27,6 +27,7 @@ _COMMAND_MODULES = (
     "serving.cli_eval",
     "serving.cli_train",
     "serving.cli_serve",
+    "serving.cli_audit",
 )
 
 

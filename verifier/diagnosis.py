@@ -59,7 +59,7 @@ _QUALIFIER = re.compile(
 _LIST_SPLIT = re.compile(r"\s*(?:,|;|/|\||\bor\b|\band/or\b|\bvs\.?|\bversus\b|\s-\s|\s–\s|\s—\s)\s*", re.IGNORECASE)
 # An explicit alternative: "A or B", "A / B", "A vs B" is a hedge whatever A and B are.
 _DISJUNCTION = re.compile(r"\s*(?:/|\||\bor\b|\band/or\b|\bvs\.?(?=\s)|\bversus\b)\s*", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<![A-Z])\.(?:\s|$)|[!?\n]")
+_SENTENCE_END = re.compile(r"(?<!\b[A-Z])\.(?:\s|$)|[!?\n]")  # "STEMI." ends, "A. fib" does not
 _SPELLING = (
     ("oesoph", "esoph"), ("anaem", "anem"), ("haem", "hem"), ("oedem", "edem"), ("paed", "ped"),
     ("tumour", "tumor"), ("diarrhoea", "diarrhea"), ("coeliac", "celiac"), ("foet", "fet"),
@@ -246,26 +246,31 @@ def name_variants(name: str) -> list[str]:
     return [v.strip() for v in out if v.strip()]
 
 
-@dataclass(frozen=True)
 class _Lexicon:
-    names: tuple[tuple[str, tuple[str, ...]], ...]  # (condition id, folded alias phrases)
+    """Condition names indexed by their first word, so a text is scanned once."""
+
+    def __init__(self, names: tuple[tuple[str, tuple[str, ...]], ...]) -> None:
+        self.names = names  # (condition id, folded alias phrases)
+        self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for cid, aliases in names:
+            for alias in aliases:
+                parts = tuple(alias.split())
+                self._by_first.setdefault(parts[0], []).append((parts, cid))
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
-        """Non-overlapping (start, end, condition id) of condition names in ``text``'s folded words."""
+        """Non-overlapping (start, end, condition id) of condition names in ``text``'s folded words;
+        the longest name wins, and among equals the case's own names (listed first)."""
         tokens = words(text)
-        found: list[tuple[int, int, str]] = []
-        for cid, aliases in self.names:
-            for alias in aliases:
-                parts = alias.split()
-                n = len(parts)
-                for start in range(len(tokens) - n + 1):
-                    if tokens[start : start + n] == parts:
-                        found.append((start, start + n, cid))
-        found.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+        found: list[tuple[int, int, int, str]] = []
+        for start, token in enumerate(tokens):
+            for order, (parts, cid) in enumerate(self._by_first.get(token, ())):
+                if tuple(tokens[start : start + len(parts)]) == parts:
+                    found.append((start, start + len(parts), order, cid))
+        found.sort(key=lambda s: (-(s[1] - s[0]), s[0], s[2]))
         taken: list[tuple[int, int, str]] = []
-        for span in found:
-            if all(span[1] <= t[0] or span[0] >= t[1] for t in taken):
-                taken.append(span)
+        for begin, end, _, cid in found:
+            if all(end <= t[0] or begin >= t[1] for t in taken):
+                taken.append((begin, end, cid))
         return sorted(taken)
 
 
@@ -287,7 +292,8 @@ def _builtin() -> tuple[tuple[str, tuple[str, ...]], ...]:
 def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = ()) -> _Lexicon:
     """The built-in conditions plus the case's: the accepted names are one condition ("answer"), each
     of ``others`` (a differential) one more."""
-    answer = set(_alias_phrases(accepted))
+    heads = [_split_qualifier(v)[0] for name in accepted for v in name_variants(name)]
+    answer = set(_alias_phrases([*accepted, *heads]))
     own = [("answer", tuple(sorted(answer, key=len, reverse=True)))]
     own.extend((f"other:{o}", _alias_phrases([o])) for o in others if not answer & set(_alias_phrases([o])))
     # A built-in entry that shares a name with the answer is the answer's family ("diabetes" for type 2
@@ -326,12 +332,14 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
                     if content(p) - GENERIC and not _NEGATION.match(p)]
     ids: list[str] = []
     naming_parts = 0
+    crowded_tail = False
     for part in kept:
-        head, _ = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
+        head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
         found = sorted({cid for _, _, cid in lex.spans(head)})
         naming_parts += bool(found)
         ids.extend(c for c in found if c not in ids)
-    listed = len(ids) > 1 or naming_parts > 1 or len(alternatives) > 1
+        crowded_tail |= len({cid for _, _, cid in lex.spans(tail)}) > 1  # "X with A, B and C" hides a list
+    listed = len(ids) > 1 or naming_parts > 1 or len(alternatives) > 1 or crowded_tail
     problems = [f"names several conditions ({max(len(ids), naming_parts, len(alternatives))})"] if listed else []
     head = _split_qualifier(kept[0])[0] if kept else ""
     return Statement(text=sentence, head=head, conditions=tuple(ids), parts=tuple(kept), listed=listed,

@@ -9,15 +9,21 @@ import pytest
 from verifier.rule_grader import RuleGrader
 from verifier.types import (
     AskedBeforeDiagnosis,
+    AsksAbout,
     DiagnosisMatches,
+    DiagnosisMisses,
+    Differential,
+    ManyDiagnoses,
     MentionsAll,
     MentionsAny,
     Message,
     NotMentions,
     OrderedTest,
+    QuestionBarrage,
     RecommendsEmergency,
     RegexCheck,
     RubricItem,
+    UnindicatedTests,
     WordLimit,
 )
 
@@ -104,3 +110,109 @@ def test_rule_throughput_is_fast() -> None:
         grader.grade_sync(CONSULT, items)
     rate = 5 * len(items) / (time.perf_counter() - start)
     assert rate > 1000, f"{rate:.0f} items/s"  # the benchmark's target is 5,000/s; CI cores are shared
+
+
+# --------------------------------------------------------------------------- consultation conduct
+def _consult(*doctor_turns: str) -> list[Message]:
+    messages = [Message(role="user", content="I have chest pain.")]
+    for turn in doctor_turns:
+        messages += [Message(role="assistant", content=turn), Message(role="user", content="I see.")]
+    return messages[:-1]
+
+
+def _met(check, convo: list[Message]) -> bool | None:
+    [result] = RuleGrader().grade_sync(convo, [item(check)])
+    return result.met
+
+
+SMOKE = AsksAbout(groups=[["smoke", "smoking", "cigarettes"]])
+FAMILY_HEART = AsksAbout(groups=[["family"], ["heart"], ["disease"]], min_groups=2)
+
+
+def test_a_key_question_counts_only_as_a_question_in_a_focused_turn() -> None:
+    assert _met(SMOKE, _consult("Do you smoke?", "DIAGNOSIS: STEMI"))
+    assert not _met(SMOKE, _consult("Smoking is bad for the heart.", "DIAGNOSIS: STEMI"))  # not a question
+    assert not _met(SMOKE, _consult("Any fever? Any cough? Any rash? Do you smoke?", "DIAGNOSIS: STEMI"))  # 4 questions
+    assert not _met(SMOKE, _consult("Do you smoke? " + "filler " * 130, "DIAGNOSIS: STEMI"))  # 130+ words
+    assert not _met(SMOKE, _consult("DIAGNOSIS: STEMI", "Do you smoke?"))  # asked after the diagnosis
+    assert _met(SMOKE, _consult("Tell me whether you smoke cigarettes", "DIAGNOSIS: STEMI"))  # question form, no "?"
+
+
+def test_a_key_question_needs_its_distinguishing_words() -> None:
+    assert _met(FAMILY_HEART, _consult("Any family history of heart problems?"))
+    assert not _met(FAMILY_HEART, _consult("Any family history of anything?"))  # one group of three
+
+
+def test_question_barrage_per_turn_and_in_total() -> None:
+    barrage = QuestionBarrage(max_per_turn=4, max_total=6)
+    assert not _met(barrage, _consult("Any fever? Any cough?", "Any rash? Any pain?"))
+    assert _met(barrage, _consult("Any fever? Any cough? Any rash? Any pain? Any travel?"))
+    assert _met(barrage, _consult(*["Any fever? Any cough?"] * 4))
+
+
+@pytest.mark.parametrize(
+    ("final", "misses", "many"),
+    [
+        ("DIAGNOSIS: STEMI", False, False),
+        ("DIAGNOSIS: Pulmonary embolism", True, False),
+        ("DIAGNOSIS: STEMI or pulmonary embolism", True, True),
+        ("DIAGNOSIS: Infection", True, False),
+        ("DIAGNOSIS: STEMI\nDIAGNOSIS: Pericarditis", True, True),
+        ("No idea yet.", False, False),  # nothing stated: not a wrong diagnosis
+    ],
+)
+def test_wrong_listed_and_vague_diagnoses_are_negative_items(final: str, misses: bool, many: bool) -> None:
+    convo = _consult("When did it start?", final)
+    assert _met(DiagnosisMisses(synonyms=["STEMI", "myocardial infarction"]), convo) is misses
+    assert _met(ManyDiagnoses(synonyms=["STEMI"]), convo) is many
+
+
+def test_naming_many_conditions_is_a_shotgun_even_with_one_diagnosis_line() -> None:
+    listing = "It might be pneumonia, asthma, gout, migraine, stroke, sepsis, croup, anaemia or shingles."
+    convo = _consult(listing, "DIAGNOSIS: STEMI")
+    assert _met(ManyDiagnoses(synonyms=["STEMI"], max_conditions=8), convo)
+    assert not _met(Differential(terms=["pneumonia"], synonyms=["STEMI"]), convo)  # a list, not a differential
+    assert _met(Differential(terms=["aortic dissection"], synonyms=["STEMI"]),
+                _consult("DIAGNOSIS: STEMI. Aortic dissection is less likely."))
+    assert not _met(Differential(terms=["aortic dissection"]), _consult("Aortic dissection is possible."))  # no diagnosis
+
+
+def test_tests_are_credited_only_when_ordered_by_their_full_name() -> None:
+    aortogram = OrderedTest(tests=["CT aortogram"], allow_mention=False)
+    assert _met(aortogram, _consult("REQUEST TEST: CT aortogram"))
+    assert not _met(aortogram, _consult("REQUEST TEST: CT"))  # less specific than the test
+    assert not _met(aortogram, _consult("We should get a CT aortogram."))  # mentioned, not ordered
+    assert not _met(aortogram, _consult("REQUEST TEST: " + " and ".join(["CT aortogram", "FBC", "CRP", "MRI", "ECG"])))
+
+
+def test_unindicated_tests_beyond_the_tolerance() -> None:
+    check = UnindicatedTests(indicated=["ECG", "Troponin", "Imaging > Chest X-ray"], tolerance=2)
+    assert not _met(check, _consult("REQUEST TEST: ECG\nREQUEST TEST: troponin\nREQUEST TEST: FBC\nREQUEST TEST: CRP"))
+    assert _met(check, _consult("REQUEST TEST: ECG, FBC, CRP, MRI brain"))
+    assert _met(check, _consult("REQUEST TEST: FBC and CRP and MRI brain"))  # an "and" chain is several orders
+    assert not _met(check, _consult("REQUEST EXAM: cardiovascular\nREQUEST EXAM: abdomen\nREQUEST EXAM: neuro"))
+    assert not _met(check, _consult("REQUEST TEST: urea and electrolytes, ECG", "REQUEST TEST: Chest X-ray"))
+
+
+@pytest.mark.parametrize(
+    ("text", "unconditional"),
+    [
+        ("Call 999 now.", True),
+        ("You need to go to the emergency department now; if it gets worse before then, call us.", True),
+        ("If the pain comes back, go to the emergency department.", False),
+        ("Go to the emergency department if you feel faint.", False),
+        ("Did you come by ambulance?", False),
+        ("You may need to go to hospital for an X-ray next week.", False),
+        ("Go to hospital right away.", True),
+    ],
+)
+def test_only_an_unconditional_emergency_referral_counts_as_one(text: str, unconditional: bool) -> None:
+    assert _met(RecommendsEmergency(unconditional=True), _consult(text)) is unconditional
+
+
+def test_requires_diagnosis_gates_an_item_on_one_specific_diagnosis() -> None:
+    plan = MentionsAny(terms=["follow-up"], requires_diagnosis=True)
+    assert _met(plan, _consult("DIAGNOSIS: Migraine. Follow-up in two weeks."))
+    assert not _met(plan, _consult("Follow-up in two weeks."))
+    assert not _met(plan, _consult("DIAGNOSIS: Migraine or stroke. Follow-up in two weeks."))
+    assert not _met(plan, _consult("DIAGNOSIS: Infection. Follow-up in two weeks."))

@@ -1,0 +1,146 @@
+"""``medverifier audit``: the exploit audit of a verifier domain (scripted exploits beside a reference).
+
+Exit status 0 when every exploit stays within its bound, 1 when one does not (so the audit can gate
+a CI job or a training run), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+
+DOMAINS = ("medical", "code", "search", "gui")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code=2)
+
+
+def _medical_cases(cases: Path | None, agentclinic: bool) -> tuple[list, str]:
+    from patient_sim.cases import CaseFormatError, import_agentclinic, load_cases, project_cases
+
+    if cases is None:
+        if agentclinic:
+            raise _fail("--agentclinic needs --cases FILE (an AgentClinic JSONL)")
+        return project_cases(), "project cases"
+    try:
+        loaded = import_agentclinic(cases) if agentclinic else load_cases(cases)
+    except CaseFormatError as exc:
+        raise _fail(str(exc)) from exc
+    if not loaded:
+        raise _fail(f"{cases}: no cases in the file")
+    return loaded, str(cases)
+
+
+async def _run(domain: str, cases: Path | None, agentclinic: bool, tasks: Path | None, judge, show: bool):
+    from evaluation.audit import run_audit
+    from evaluation.progress import progress
+
+    backend_to_close = None
+    if domain == "medical":
+        from evaluation.audit_medical import medical_suite
+
+        loaded, source = _medical_cases(cases, agentclinic)
+        suite = medical_suite(loaded, judge=judge, source=source)
+    elif domain == "code":
+        from evaluation.audit_code import code_suite
+
+        suite = code_suite(tasks_path=tasks)
+    elif domain == "search":
+        from evaluation.audit_search import search_suite
+
+        suite = search_suite(tasks_path=tasks)
+    else:
+        from evaluation.audit_gui import gui_suite
+        from verifier.backends.gui import GuiBackend, load_gui_tasks
+
+        backend_to_close = GuiBackend()
+        suite = gui_suite(backend_to_close)
+        if tasks is not None:
+            from dataclasses import replace
+
+            suite = replace(suite, items=load_gui_tasks(tasks), source=str(tasks))
+    try:
+        with progress(1 + len(suite.exploits), f"audit {domain}", enabled=show) as advance:
+            return await run_audit(suite, progress=advance)
+    finally:
+        if backend_to_close is not None:
+            await backend_to_close.aclose()
+
+
+def audit(
+    domain: str = typer.Option("medical", "--domain", help="medical | code | search | gui"),
+    cases: Path | None = typer.Option(None, "--cases", help="Medical: a case file (project YAML/JSONL; "
+                                      "with --agentclinic an AgentClinic JSONL). Default: the project's cases."),
+    agentclinic: bool = typer.Option(False, "--agentclinic", help="Read --cases as AgentClinic OSCE JSONL."),
+    tasks: Path | None = typer.Option(None, "--tasks", help="Code/search/gui: a tasks JSONL (default: the shipped one)."),
+    judge: str | None = typer.Option(None, "--judge", help="Medical: the judge model for the text-aimed-at-the-"
+                                     "judge exploits (default: a scripted judge that obeys the response)."),
+    judge_base_url: str | None = typer.Option(None, "--judge-base-url", help="OpenAI-compatible judge server URL."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON instead of a table."),
+    out: Path | None = typer.Option(None, "--out", help="Also write the JSON report to this file."),
+    run: str | None = typer.Option(None, "--run", help="Save the report beside an eval run (audit-<domain>.json) "
+                                   "and rebuild that run's HTML report, which then shows it."),
+    runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where --run is looked up."),
+) -> None:
+    """Try to score without the skill: scripted exploits against a domain's verifier, beside a reference."""
+    if domain not in DOMAINS:
+        raise _fail(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
+    if domain != "medical" and (cases is not None or agentclinic or judge or judge_base_url):
+        raise _fail("--cases, --agentclinic and --judge apply to --domain medical only (use --tasks)")
+    if tasks is not None and not tasks.is_file():
+        raise _fail(f"{tasks}: no such file")
+    run_dir = None
+    if run is not None:
+        from evaluation.store import resolve_run_dir
+
+        try:
+            run_dir = resolve_run_dir(run, runs_dir)
+        except (FileNotFoundError, ValueError) as exc:
+            raise _fail(str(exc)) from exc
+    client = None
+    if judge or judge_base_url:
+        from serving.clients import build_client
+
+        client = build_client(judge or "judge", base_url=judge_base_url)
+    from verifier.backends import RecordError
+
+    try:
+        report = asyncio.run(_run(domain, cases, agentclinic, tasks, client, show=not as_json))
+    except RecordError as exc:
+        raise _fail(str(exc)) from exc
+    text = report.model_dump_json(indent=2)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    if run_dir is not None:
+        from evaluation.report import write_report
+
+        (run_dir / f"audit-{domain}.json").write_text(text, encoding="utf-8")
+        typer.echo(f"report:  {write_report(run_dir)}", err=as_json)
+    if as_json:
+        typer.echo(json.dumps(json.loads(text), indent=2))
+    else:
+        from rich.console import Console
+
+        from evaluation.audit import render_table
+
+        console = Console()
+        console.print(render_table(report))
+        for note in report.notes:
+            console.print(f"note: {note}", soft_wrap=True)
+        for policy in [report.reference, *report.exploits]:
+            if not policy.passed:
+                console.print(f"breach: {policy.name} ({policy.family}): {'; '.join(policy.failures)}",
+                              soft_wrap=True, markup=False)
+    if not report.passed:
+        raise typer.Exit(code=1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``audit`` to ``app``."""
+    app.command("audit")(audit)

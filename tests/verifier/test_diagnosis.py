@@ -1,0 +1,87 @@
+"""The one diagnosis matcher: one specific condition, and the right one — hand-written answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifier.diagnosis import conditions_named, match_diagnosis
+
+STEMI = ["Acute inferior ST-elevation myocardial infarction", "STEMI", "myocardial infarction", "heart attack"]
+STEMI_DIFFERENTIAL = ["Aortic dissection", "Pulmonary embolism", "Pericarditis"]
+
+
+@pytest.mark.parametrize(
+    "stated",
+    [
+        "Acute inferior ST-elevation myocardial infarction",
+        "STEMI",
+        "Inferior STEMI (heart attack)",  # a bracketed alias is the same condition
+        "probable STEMI of the inferior wall",
+        "Heart-attack",
+        "Myocardial infarction, acute inferior ST-elevation",  # inverted word order
+        "STEMI, not aortic dissection. Call 911 now.",  # a negated rival and the plan after the sentence
+        "STEMI - call an ambulance",
+        "Myocardial infarction due to plaque rupture",  # a qualifier tail
+    ],
+)
+def test_one_specific_right_condition_matches(stated: str) -> None:
+    match = match_diagnosis(stated, STEMI, others=STEMI_DIFFERENTIAL)
+    assert match.matched, match.reason
+    assert match.single
+
+
+@pytest.mark.parametrize(
+    ("stated", "single"),
+    [
+        ("STEMI or aortic dissection", False),  # a hedge, even with the right answer first
+        ("Aortic dissection or STEMI", False),
+        ("STEMI / pericarditis", False),
+        ("STEMI, pulmonary embolism, pneumonia", False),  # a comma list of conditions
+        ("myocardial infarction pulmonary embolism pneumonia stroke", False),  # a run of names
+        ("infection", False),  # a category
+        ("acute", False),
+        ("a heart problem", False),  # a place, not a condition
+        ("Aortic dissection", True),  # one condition, the wrong one
+        ("stable angina", True),
+        ("NSTEMI", True),
+        ("STEMI massive terrible horrible dreadful awful sudden crushing", True),  # vocabulary, not a diagnosis
+        ("STEMI with anxiety depression migraine asthma gout sepsis shingles croup", False),  # a list in a tail
+    ],
+)
+def test_hedges_categories_and_wrong_answers_do_not_match(stated: str, single: bool) -> None:
+    match = match_diagnosis(stated, STEMI, others=STEMI_DIFFERENTIAL)
+    assert not match.matched, match.reason
+    assert match.single is single, match.reason
+
+
+def test_a_rival_condition_that_shares_a_word_is_not_the_answer() -> None:
+    diabetes = ["Type 2 diabetes mellitus", "diabetes", "T2DM"]
+    assert not match_diagnosis("Type 1 diabetes", diabetes, others=["Type 1 diabetes"]).matched
+    assert not match_diagnosis("Type 1 diabetes", diabetes).matched  # a built-in rival, no differential needed
+    assert match_diagnosis("Diabetes mellitus type 2", diabetes).matched
+    tonsillitis = ["Streptococcal tonsillitis", "tonsillitis", "pharyngitis"]
+    assert not match_diagnosis("Viral pharyngitis", tonsillitis, others=["Viral pharyngitis"]).matched
+    assert match_diagnosis("Strep tonsillitis", tonsillitis).matched
+
+
+def test_spelling_accents_possessives_and_abbreviations() -> None:
+    assert match_diagnosis("Iron deficiency anemia", ["Iron deficiency anaemia from heavy menstrual bleeding"]).matched
+    assert match_diagnosis("Hirschsprung disease", ["Hirschsprung’s disease"]).matched
+    assert match_diagnosis("Legg-Calve-Perthes disease", ["Legg-Calvé-Perthes disease (LCPD)"]).matched
+    assert match_diagnosis("BPPV", ["Benign Paroxysmal Positional Vertigo (BPPV)"]).matched
+    assert not match_diagnosis("vertigo", ["Benign Paroxysmal Positional Vertigo (BPPV)"]).matched  # less specific
+
+
+def test_several_different_statements_are_a_list() -> None:
+    match = match_diagnosis("STEMI", STEMI, extra_statements=1)
+    assert not match.matched and "2 different diagnoses" in match.reason
+
+
+def test_generic_only_accepted_names_are_ignored() -> None:
+    assert not match_diagnosis("infection", ["Urinary tract infection", "infection"]).matched
+    assert not match_diagnosis(None, STEMI).matched and not match_diagnosis("  ", STEMI).matched
+
+
+def test_conditions_named_counts_distinct_conditions_once() -> None:
+    text = "It is a heart attack (STEMI, a myocardial infarction), not pneumonia or a stroke."
+    assert sorted(conditions_named(text, STEMI)) == ["answer", "pneumonia", "stroke"]
