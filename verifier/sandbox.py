@@ -13,25 +13,30 @@ What is enforced, and by whom (be precise: a reward service runs code a policy w
     processes' ``/proc/<pid>/environ``. ``RLIMIT_NPROC`` only binds non-root uids, which is a second
     reason for the switch. The interpreter must be readable by that uid (``/usr/bin/python3``).
   - as a non-root user: a user+network namespace when the kernel allows unprivileged ones; the uid
-    stays the caller's, so file-system protection then rests on the Python hook below.
+    stays the caller's;
+  - **file reading** (:mod:`verifier.sandbox_fs`): Landlock where the kernel has it (an allowlist: the
+    standard library, ``/usr``, a few ``/etc`` files and the run's own work directory; no ``/proc``,
+    ``/tmp``, project, venv or home), else a mount namespace with tmpfs over the private places when
+    root, else nothing — recorded as ``fs:landlock-abiN`` / ``fs:mountns`` in ``isolation``, absent
+    when reading is not prevented.
 * **Python audit hook** (installed before the untrusted code runs; a determined program could try to
   get round it, which is why the kernel layer exists): refuses opening files for writing, renaming,
   removing, ``chmod`` … outside the run's temporary directory (this closes world-writable places such
   as ``/tmp`` and ``/dev/shm`` that the uid switch leaves open), refuses ``exec``/``spawn``/
   ``subprocess`` (so every process stays a hooked Python fork), ``ctypes`` and non-Unix sockets.
-* **Environment**: scrubbed — only ``PATH``, ``HOME`` (the temp dir), ``LANG`` and a hash seed;
-  ``python -I`` ignores ``PYTHON*`` variables and the user site.
+* **Environment**: scrubbed — only ``PATH``, ``HOME`` and ``TMPDIR`` (the work dir), ``LANG`` and a
+  hash seed; ``python -I`` ignores ``PYTHON*`` variables and the user site.
 
 Output: stdout and stderr go to files (so a huge output cannot block a pipe) and are read back
-trimmed to ``max_output_bytes``. A program may write to fd 3 (``report``), which the code backend uses
-for a per-run nonce proving the tests ran to their end (defeats ``sys.exit(0)`` before the asserts).
+trimmed to ``max_output_bytes``. fd 3 is the ``report`` channel (read back up to ``max_report_bytes``):
+the code backend's trusted ``harness`` (run after the set-up, in place of ``main.py``, which it runs
+itself) writes call results or a nonce there. Whatever the program writes there is read as untrusted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import fcntl
-import json
 import logging
 import math
 import os
@@ -46,70 +51,99 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from verifier.sandbox_fs import BOOT_FS, FsIsolation, fs_config, resolve
+
 logger = logging.getLogger(__name__)
 
 _UID_BASE, _UID_COUNT = 61000, 1000
 _LOCK_DIR = Path(tempfile.gettempdir()) / "medverifier-sandbox-locks"
 
-# The trusted prologue: runs in the child before the untrusted program (argv[1] = JSON config).
+# The trusted prologue: runs in the child before the untrusted program (argv[1] = the config as a
+# Python literal, read with eval before anything untrusted runs: json would cost its re/enum imports
+# on every run; argv[2] = an optional trusted harness that runs main.py itself). Nothing secret may go
+# into either: a program can read both (sys.orig_argv, and /proc/self/cmdline where /proc is readable).
 _BOOT = r"""
-import json, os, resource, sys
-cfg = json.loads(sys.argv[1])
-if cfg["netns"]:
+import os, resource, sys
+cfg = eval(sys.argv[1], {"__builtins__": {}})
+fs = cfg["fs"]
+
+__BOOT_FS__
+if cfg["netns"] or fs["mechanism"] == "mountns":
     import ctypes
     _libc = ctypes.CDLL(None, use_errno=True)
-    _flags = 0x40000000 if os.geteuid() == 0 else 0x40000000 | 0x10000000
+    _flags = (0x40000000 if cfg["netns"] else 0) | (0x20000 if fs["mechanism"] == "mountns" else 0)
+    if os.geteuid() != 0:
+        _flags |= 0x10000000  # CLONE_NEWUSER
     if _libc.unshare(_flags) != 0:
-        sys.stderr.write("sandbox: unshare(CLONE_NEWNET) failed\n")
-        os._exit(125)
+        _fail("unshare")
+    if fs["mechanism"] == "mountns":
+        _mountns(_libc, fs["hide"], cfg["workdir"])
     del _libc, ctypes
-    sys.modules.pop("ctypes", None)
 for _name, _value in cfg["rlimits"].items():
     resource.setrlimit(getattr(resource, _name), (_value, _value))
+if fs["mechanism"] == "landlock":
+    _landlock(fs["abi"], fs["read"], fs["devices"], cfg["workdir"])
+sys.modules.pop("ctypes", None)
+if cfg.get("probe"):  # the parent checks once that the mechanism really hides this file
+    try:
+        open(cfg["probe"], "rb").close()
+    except OSError:
+        os._exit(0)
+    os._exit(3)
 if cfg["uid"] is not None:
     os.setgroups([])
     os.setgid(cfg["uid"])
     os.setuid(cfg["uid"])
-os.dup2(cfg["report_fd"], 3)
-os.close(cfg["report_fd"])
+if cfg["report_fd"] != 3:
+    os.dup2(cfg["report_fd"], 3)
+    os.close(cfg["report_fd"])
+
+def _make_hook(root):
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+    path_events = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.chmod": (0,),
+                   "os.chown": (0,), "os.truncate": (0,), "os.utime": (0,), "os.rename": (0, 1),
+                   "os.link": (1,), "os.symlink": (1,), "os.chflags": (0,), "os.setxattr": (0,),
+                   "os.removexattr": (0,), "shutil.rmtree": (0,)}
+    blocked = ("os.exec", "os.posix_spawn", "os.spawn", "os.system", "subprocess.Popen", "ctypes.",
+               "os.forkpty", "sys.setprofile")
+    realpath, fsdecode, sep = os.path.realpath, os.fsdecode, os.sep
+
+    def inside(path):
+        if isinstance(path, int):
+            return True
+        rp = realpath(fsdecode(path))
+        return rp == root or rp.startswith(root + sep)
+
+    def hook(event, args):
+        if event == "open":
+            path, mode, flags = args
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool((flags or 0) & write_flags)
+            if writing and path is not None and not inside(path):
+                raise PermissionError(f"sandbox: writing outside the working directory is refused: {path}")
+        elif event in path_events:
+            for i in path_events[event]:
+                if args[i] is not None and not inside(args[i]):
+                    raise PermissionError(f"sandbox: {event} outside the working directory is refused: {args[i]}")
+        elif event == "socket.__new__" and args[1] != 1:
+            raise PermissionError("sandbox: network sockets are refused")
+        elif event.startswith(blocked):
+            raise PermissionError(f"sandbox: {event} is refused")
+
+    return hook
+
 _root = os.path.realpath(cfg["workdir"])
-_WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-_PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.chmod": (0,),
-                "os.chown": (0,), "os.truncate": (0,), "os.utime": (0,), "os.rename": (0, 1),
-                "os.link": (1,), "os.symlink": (1,), "os.chflags": (0,), "os.setxattr": (0,),
-                "os.removexattr": (0,), "shutil.rmtree": (0,)}
-_BLOCKED = ("os.exec", "os.posix_spawn", "os.spawn", "os.system", "subprocess.Popen", "ctypes.",
-            "os.forkpty", "sys.setprofile")
-
-def _inside(path):
-    if isinstance(path, int):
-        return True
-    rp = os.path.realpath(os.fsdecode(path))
-    return rp == _root or rp.startswith(_root + os.sep)
-
-def _hook(event, args):
-    if event == "open":
-        path, mode, flags = args
-        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool((flags or 0) & _WRITE)
-        if writing and path is not None and not _inside(path):
-            raise PermissionError(f"sandbox: writing outside the working directory is refused: {path}")
-    elif event in _PATH_EVENTS:
-        for i in _PATH_EVENTS[event]:
-            if args[i] is not None and not _inside(args[i]):
-                raise PermissionError(f"sandbox: {event} outside the working directory is refused: {args[i]}")
-    elif event == "socket.__new__" and args[1] != 1:
-        raise PermissionError("sandbox: network sockets are refused")
-    elif event.startswith(_BLOCKED):
-        raise PermissionError(f"sandbox: {event} is refused")
-
-sys.addaudithook(_hook)
-del cfg, _name, _value, resource, json
+sys.addaudithook(_make_hook(_root))
+_harness = sys.argv[2] if len(sys.argv) > 2 else None
+del cfg, fs, _name, _value, resource, _make_hook, _mountns, _landlock
 sys.argv = ["main.py"]
 sys.path[0] = _root
-import runpy
-runpy.run_path("main.py", run_name="__main__")
-"""
-
+if _harness is None:
+    import runpy
+    runpy.run_path("main.py", run_name="__main__")
+else:
+    import builtins
+    exec(compile(_harness, "<harness>", "exec"), {"__name__": "__harness__", "__builtins__": builtins})
+""".replace("__BOOT_FS__", BOOT_FS)
 
 class SandboxLimits(BaseModel):
     timeout_s: float = Field(5.0, gt=0, description="wall-clock limit; the process group is killed after it")
@@ -119,13 +153,15 @@ class SandboxLimits(BaseModel):
     max_file_mb: int = Field(16, ge=1, description="RLIMIT_FSIZE: largest file, stdout/stderr included")
     max_open_files: int = Field(64, ge=16)
     max_output_bytes: int = Field(64_000, ge=256, description="stdout/stderr are trimmed to this")
+    max_report_bytes: int = Field(1_000_000, ge=4096, description="the fd 3 report channel is cut at this")
 
 
 class SandboxResult(BaseModel):
     exit_code: int | None  # negative = killed by that signal
     stdout: str = ""
     stderr: str = ""
-    report: str = ""  # what the program wrote to fd 3
+    report: str = ""  # what the program (or its harness) wrote to fd 3
+    report_truncated: bool = False
     timed_out: bool = False
     signal: str | None = None
     duration_s: float = 0.0
@@ -232,12 +268,21 @@ class Sandbox:
         max_concurrency: int | None = None,
         network_namespace: bool = True,
         switch_uid: bool | None = None,
+        fs_isolation: FsIsolation = "auto",
+        private: list[str] | None = None,
     ) -> None:
         self.limits = limits or SandboxLimits()
         self.python = python or _default_python()
         self.network_namespace = network_namespace and _netns_available(self.python)
         self.switch_uid = os.geteuid() == 0 if switch_uid is None else switch_uid
+        self.fs_mechanism = resolve(self.python, fs_isolation, _BOOT)  # "landlock", "mountns" or "none"
+        self._fs = fs_config(self.fs_mechanism, self.python, private or [])
         self._semaphore = asyncio.Semaphore(max_concurrency or max(2, (os.cpu_count() or 2) * 2))
+
+    @property
+    def reads_are_confined(self) -> bool:
+        """Whether a program is kept from reading the project, other runs and the rest of the disk."""
+        return self.fs_mechanism != "none"
 
     async def run(
         self,
@@ -246,15 +291,22 @@ class Sandbox:
         stdin: str = "",
         files: dict[str, str] | None = None,
         limits: SandboxLimits | None = None,
+        harness: str | None = None,
     ) -> SandboxResult:
+        """Run ``code`` as ``main.py``. ``harness``: trusted Python that runs after the sandbox is set up
+        and instead of ``main.py``, which it must run itself (the code backend's call harness)."""
+        if harness is not None and len(harness.encode()) > 100_000:
+            raise ValueError(f"sandbox: harness of {len(harness.encode())} bytes is over the 100 kB argv limit")
         async with self._semaphore:
-            return await self._run(code, stdin, files or {}, limits or self.limits)
+            return await self._run(code, stdin, files or {}, limits or self.limits, harness)
 
-    async def _run(self, code: str, stdin: str, files: dict[str, str], limits: SandboxLimits) -> SandboxResult:
+    async def _run(
+        self, code: str, stdin: str, files: dict[str, str], limits: SandboxLimits, harness: str | None
+    ) -> SandboxResult:
         outer = Path(tempfile.mkdtemp(prefix="mv-sandbox-"))
         lease = _UidLease() if self.switch_uid else None
         try:
-            return await self._run_in(outer, lease, code, stdin, files, limits)
+            return await self._run_in(outer, lease, code, stdin, files, limits, harness)
         finally:
             if lease is not None:
                 await asyncio.to_thread(_kill_uid, lease.uid)
@@ -263,7 +315,7 @@ class Sandbox:
 
     async def _run_in(
         self, outer: Path, lease: _UidLease | None, code: str, stdin: str, files: dict[str, str],
-        limits: SandboxLimits,
+        limits: SandboxLimits, harness: str | None,
     ) -> SandboxResult:
         os.chmod(outer, 0o711)  # the child may pass through to its workdir, but not list or write here
         work = outer / "work"
@@ -279,6 +331,7 @@ class Sandbox:
         if lease is not None:
             for path in [work, *work.rglob("*")]:
                 os.chown(path, lease.uid, lease.uid)
+            os.chmod(work, 0o700)  # other runs (other uids) cannot read this run's program
         cpu = limits.cpu_s or math.ceil(limits.timeout_s) + 1
         rlimits = {
             "RLIMIT_CPU": cpu,
@@ -288,7 +341,8 @@ class Sandbox:
             "RLIMIT_NOFILE": limits.max_open_files,
             "RLIMIT_CORE": 0,
         }
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work), "LANG": "C.UTF-8",
+               "PYTHONHASHSEED": "0"}
         with (
             open(outer / "stdin", "rb") as fin,
             open(outer / "stdout", "wb") as fout,
@@ -301,10 +355,12 @@ class Sandbox:
                 "uid": lease.uid if lease else None,
                 "workdir": str(work),
                 "report_fd": frep.fileno(),
+                "fs": self._fs,
             }
+            argv = [self.python, "-I", "-c", _BOOT, repr(config), *([harness] if harness is not None else [])]
             started = time.perf_counter()
             proc = await asyncio.create_subprocess_exec(
-                self.python, "-I", "-c", _BOOT, json.dumps(config),
+                *argv,
                 stdin=fin, stdout=fout, stderr=ferr, cwd=work, env=env,
                 start_new_session=True, pass_fds=(frep.fileno(),),
             )
@@ -321,7 +377,7 @@ class Sandbox:
             duration = time.perf_counter() - started
         stdout, out_cut = _read_trimmed(outer / "stdout", limits.max_output_bytes)
         stderr, err_cut = _read_trimmed(outer / "stderr", limits.max_output_bytes)
-        report, _ = _read_trimmed(outer / "report", 4096)
+        report, report_cut = _read_trimmed(outer / "report", limits.max_report_bytes)
         code_ = proc.returncode
         sig = signal.Signals(-code_).name if code_ is not None and code_ < 0 else None
         isolation = ["process-group", "rlimits", "audit-hook", "scrubbed-env"]
@@ -329,8 +385,13 @@ class Sandbox:
             isolation.append(f"uid={lease.uid}")
         if self.network_namespace:
             isolation.append("netns")
+        if self.fs_mechanism == "landlock":
+            isolation.append(f"fs:landlock-abi{self._fs['abi']}")
+        elif self.fs_mechanism == "mountns":
+            isolation.append("fs:mountns")
         return SandboxResult(
-            exit_code=code_, stdout=stdout, stderr=stderr, report=report, timed_out=timed_out,
+            exit_code=code_, stdout=stdout, stderr=stderr, report=report, report_truncated=report_cut,
+            timed_out=timed_out,
             signal=sig, duration_s=round(duration, 4), stdout_truncated=out_cut, stderr_truncated=err_cut,
             isolation=",".join(isolation),
         )

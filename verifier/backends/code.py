@@ -10,10 +10,23 @@ Trajectory format (``assistant`` is the policy):
 
 A void turn (SimpleTIR) is an assistant turn with neither a code block nor a ``FINAL ANSWER:`` marker.
 
-Each test runs in its own sandboxed process: assert-style tests run ``program + test`` and pass when
-the process exits 0 *and* wrote the run's nonce to fd 3 after the test (so ``sys.exit(0)`` before the
-asserts does not pass); stdin/stdout tests pass on exit 0 and equal output (trailing spaces and blank
-lines ignored). Reward = pass fraction.
+Each test runs in its own sandboxed process; wherever the test's form allows, that process never decides
+whether it passed:
+
+* an assert test in the isolated form (:mod:`verifier.code_isolation`: entry-point calls with literal
+  arguments, comparisons, ``not``/``and``/``or``, literals, a few pure builtins) sends only the calls
+  into the sandbox; a trusted harness runs them after the program and reports each result as strict
+  plain data on fd 3; the assert is evaluated here. Expected values never enter the sandbox;
+* any other assert test runs ``program`` then ``test`` in one process and passes on exit 0 with the
+  run's nonce written after the test — a program can defeat that (it shares the process with the
+  test), so such tests are marked: tag ``isolation:in-process`` and ``meta["isolation"] = "in-process"``;
+* stdin/stdout tests pass on exit 0 and equal output (trailing spaces and blank lines ignored),
+  compared here.
+
+Reward = pass fraction. ``meta["isolation"]`` is ``"isolated"`` when every verdict was reached outside
+the sandbox, else ``"in-process"`` (with ``meta["tests_in_process"]``); ``meta["sandbox"]`` lists the
+sandbox's own layers (``fs:landlock-...`` when programs cannot read the project, the task files or
+other runs).
 """
 
 from __future__ import annotations
@@ -22,11 +35,14 @@ import asyncio
 import logging
 import re
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from verifier.backends import DATA_DIR, load_records
+from verifier.code_channel import ChannelError, calls_harness, decode_channel, in_process_harness
+from verifier.code_isolation import NotIsolated, evaluate, parse_isolated
 from verifier.sandbox import Sandbox, SandboxLimits, SandboxResult, trim
 from verifier.types import (
     CodeOptions,
@@ -90,6 +106,34 @@ def _test_name(test: CodeTest, index: int) -> str:
     return test.name or f"test_{index}"
 
 
+def isolation_of(test: CodeTest, entry_point: str | None) -> str:
+    """How a test is judged: "isolated" (calls inside, assert here), "stdout" or "in-process"."""
+    if test.code is None:
+        return "stdout"
+    try:
+        parse_isolated(test.code, entry_point)
+    except NotIsolated:
+        return "in-process"
+    return "isolated"
+
+
+@dataclass
+class _TestRun:
+    passed: bool
+    result: SandboxResult
+    why: str
+    isolation: str  # "isolated", "stdout" or "in-process"
+
+
+def _failure(result: SandboxResult, limits: SandboxLimits) -> str | None:
+    if result.timed_out:
+        return f"timed out after {limits.timeout_s:g} s"
+    if result.exit_code != 0:
+        last = result.stderr.strip().splitlines()[-1:] or [f"exit code {result.exit_code}"]
+        return trim(last[0], 300)
+    return None
+
+
 class CodeBackend:
     domain = "code"
 
@@ -117,52 +161,70 @@ class CodeBackend:
         limits = self.sandbox.limits.model_copy(
             update={"timeout_s": options.timeout_s, "memory_mb": options.memory_mb}
         )
-        runs = await asyncio.gather(*(self._run_test(program, t, limits) for t in task.tests))
+        runs = await asyncio.gather(*(self._run_test(program, t, task.entry_point, limits) for t in task.tests))
         criteria = []
         first_failure = ""
-        for i, (test, (passed, result, why)) in enumerate(zip(task.tests, runs, strict=True)):
-            criteria.append(CriterionResult(criterion=_test_name(test, i), points=1, met=passed,
-                                            explanation=why, grader="sandbox"))
-            if not passed and not first_failure:
-                first_failure = trim(result.stderr, 1500) or why
+        for i, (test, run) in enumerate(zip(task.tests, runs, strict=True)):
+            criteria.append(CriterionResult(criterion=_test_name(test, i), points=1, met=run.passed,
+                                            tags=[f"isolation:{run.isolation}"], explanation=run.why,
+                                            grader="sandbox"))
+            if not run.passed and not first_failure:
+                first_failure = trim(run.result.stderr, 1500) or run.why
         passed_n = sum(1 for c in criteria if c.met)
         fraction = passed_n / len(task.tests)
+        in_process = sum(1 for r in runs if r.isolation == "in-process")
         meta.update(
             tests_passed=passed_n,
             stderr=first_failure,
-            timed_out=sum(1 for _, r, _ in runs if r.timed_out),
-            isolation=runs[0][1].isolation,
+            timed_out=sum(1 for r in runs if r.result.timed_out),
+            isolation="in-process" if in_process else "isolated",
+            tests_in_process=in_process,
+            sandbox=runs[0].result.isolation,
             code_chars=len(program),
         )
         return VerifyResult(domain="code", reward=fraction, scores={"pass_fraction": fraction},
                             criteria=criteria, meta=meta)
 
     async def _run_test(
-        self, program: str, test: CodeTest, limits: SandboxLimits
-    ) -> tuple[bool, SandboxResult, str]:
+        self, program: str, test: CodeTest, entry_point: str | None, limits: SandboxLimits
+    ) -> _TestRun:
         if test.code is not None:
-            nonce = secrets.token_hex(16)
-            source = f"{program}\n\n{test.code}\n\nimport os as _mv_os\n_mv_os.write(3, {nonce.encode()!r})\n"
-            result = await self.sandbox.run(source, stdin=test.stdin or "", limits=limits)
-            if result.timed_out:
-                return False, result, f"timed out after {limits.timeout_s:g} s"
-            if result.exit_code != 0:
-                last = result.stderr.strip().splitlines()[-1:] or [f"exit code {result.exit_code}"]
-                return False, result, trim(last[0], 300)
-            if result.report != nonce:
-                return False, result, "the program exited before the test finished"
-            return True, result, "passed"
+            try:
+                isolated = parse_isolated(test.code, entry_point)
+            except NotIsolated as exc:
+                return await self._run_in_process(program, test, limits, str(exc))
+            harness = calls_harness(entry_point or "", isolated.payload())
+            result = await self.sandbox.run(program, stdin=test.stdin or "", limits=limits, harness=harness)
+            failure = _failure(result, limits)
+            if failure:
+                return _TestRun(False, result, failure, "isolated")
+            try:
+                outcomes = decode_channel(result.report, len(isolated.calls), truncated=result.report_truncated)
+            except ChannelError as exc:
+                return _TestRun(False, result, trim(f"result channel rejected: {exc}", 300), "isolated")
+            passed, why = evaluate(isolated, outcomes)
+            return _TestRun(passed, result, trim(why, 300), "isolated")
         if test.expected_stdout is None:
             raise ValueError(f"code test {test.name!r}: needs either code or expected_stdout")
         result = await self.sandbox.run(program, stdin=test.stdin or "", limits=limits)
-        if result.timed_out:
-            return False, result, f"timed out after {limits.timeout_s:g} s"
-        if result.exit_code != 0:
-            return False, result, f"exit code {result.exit_code}"
+        failure = _failure(result, limits)
+        if failure:
+            return _TestRun(False, result, failure if result.timed_out else f"exit code {result.exit_code}", "stdout")
         got, want = _normalise_output(result.stdout), _normalise_output(test.expected_stdout)
         if got != want:
-            return False, result, trim(f"expected {want!r}, got {got!r}", 300)
-        return True, result, "passed"
+            return _TestRun(False, result, trim(f"expected {want!r}, got {got!r}", 300), "stdout")
+        return _TestRun(True, result, "passed", "stdout")
+
+    async def _run_in_process(self, program: str, test: CodeTest, limits: SandboxLimits, reason: str) -> _TestRun:
+        # Program and test share one process, so the program could fake the nonce: marked as such.
+        nonce = secrets.token_hex(16)
+        harness = in_process_harness(test.code or "", nonce)
+        result = await self.sandbox.run(program, stdin=test.stdin or "", limits=limits, harness=harness)
+        failure = _failure(result, limits)
+        if failure is None and result.report != nonce:
+            failure = "the program exited before the test finished"
+        note = f" (in-process: {trim(reason, 120)})"
+        return _TestRun(failure is None, result, (failure or "passed") + note, "in-process")
 
 
 class CodeTaskRecord(BaseModel):

@@ -11,6 +11,7 @@ from verifier.backends.code import (
     cells_program,
     count_void_turns,
     final_code,
+    isolation_of,
     load_code_tasks,
 )
 from verifier.registry import Registry
@@ -39,6 +40,12 @@ def test_at_least_twenty_shipped_tasks() -> None:
     assert len({r.task.id for r in records}) == len(records)
 
 
+def test_every_shipped_test_is_judged_outside_the_sandbox() -> None:
+    kinds = {(r.task.id, isolation_of(t, r.task.entry_point)) for r in load_code_tasks() for t in r.task.tests}
+    assert {kind for _, kind in kinds} == {"isolated", "stdout"}, sorted(kinds)
+    assert len({task for task, kind in kinds if kind == "isolated"}) == 15
+
+
 async def test_every_shipped_task_correct_scores_one_wrong_scores_less(backend: CodeBackend) -> None:
     records = load_code_tasks()
     good = await asyncio.gather(*(backend.verify(r.request()) for r in records))
@@ -46,6 +53,7 @@ async def test_every_shipped_task_correct_scores_one_wrong_scores_less(backend: 
     for record, g, b in zip(records, good, bad, strict=True):
         assert g.reward == 1.0, (record.task.id, g.meta)
         assert b.reward < 1.0, (record.task.id, b.meta)
+        assert g.meta["isolation"] == "isolated" and g.meta["tests_in_process"] == 0
         assert g.scores["pass_fraction"] == 1.0 and g.meta["tests_passed"] == len(record.task.tests)
         assert [c.met for c in g.criteria] == [True] * len(record.task.tests)
 
