@@ -348,8 +348,7 @@ def rubric_rows(files: Sequence[Any], cases: Sequence[Case] = ()) -> list[dict[s
 
 
 def _reward_or_none(result: Any) -> float | None:
-    if result is None:
-        return None
-    if result.criteria and all(c.met is None for c in result.criteria):
+    """The verifier's reward, None when it could not grade (TRL leaves None out of the group)."""
+    if result is None or result.reward is None:
         return None
     return float(result.reward)

@@ -124,25 +124,28 @@ class ValidationCallback(TrainerCallback):
             return
         self._done.add(step)
         started = time.perf_counter()
-        score = self.score(model)
+        score, unscored = self.score(model)
         seconds = round(time.perf_counter() - started, 2)
-        self.history.append({"step": step, "val_reward": score})
-        improved = self.best_reward is None or score > self.best_reward
-        if improved:
+        self.history.append({"step": step, "val_reward": score, "val_unscored": unscored})
+        if score is None:  # nothing could be graded: no evidence either way, the best model stays
+            logger.warning("validation at step %d: none of %d answers could be graded", step, unscored)
+        elif self.best_reward is None or score > self.best_reward:
             self.best_step, self.best_reward = step, score
             self._save_best(model)
-        logger.info("validation at step %d: reward %.4f (best %.4f at step %s) in %.1fs",
-                    step, score, self.best_reward, self.best_step, seconds)
+        if score is not None:
+            logger.info("validation at step %d: reward %.4f (best %.4f at step %s, %d unscored) in %.1fs",
+                        step, score, self.best_reward, self.best_step, unscored, seconds)
         self._write(self.output_dir / "metrics.jsonl", {
-            "stage": self.stage, "step": step, "val_reward": score, "val_items": len(self.rows), "val_s": seconds,
-            "val_best_step": self.best_step,
+            "stage": self.stage, "step": step, "val_reward": score, "val_items": len(self.rows),
+            "val_unscored": unscored, "val_s": seconds, "val_best_step": self.best_step,
         })
         (self.output_dir / BEST_RECORD).write_text(json.dumps({
             "step": self.best_step, "val_reward": self.best_reward, "history": self.history,
         }, indent=1))
 
-    def score(self, model: Any) -> float:
-        """Mean reward of greedy answers to the validation prompts (None rewards are left out)."""
+    def score(self, model: Any) -> tuple[float | None, int]:
+        """Mean reward of greedy answers to the validation prompts, and how many could not be graded
+        (None rewards are left out of the mean; the mean is None when none was graded)."""
         texts = self._answers(model)
         columns = {key: [row[key] for row in self.rows] for key in self.rows[0] if key != "prompt"}
         prompts = [row["prompt"] for row in self.rows]
@@ -151,7 +154,8 @@ class ValidationCallback(TrainerCallback):
         if inspect.isawaitable(rewards):
             rewards = asyncio.run(_awaited(rewards))
         scored = [float(r) for r in rewards if r is not None]
-        return round(sum(scored) / len(scored), 4) if scored else 0.0
+        unscored = len(rewards) - len(scored)
+        return (round(sum(scored) / len(scored), 4) if scored else None), unscored
 
     def _answers(self, model: Any) -> list[str]:
         from policy.local import LocalChatClient

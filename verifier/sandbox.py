@@ -97,6 +97,10 @@ if cfg["uid"] is not None:
 if cfg["report_fd"] != 3:
     os.dup2(cfg["report_fd"], 3)
     os.close(cfg["report_fd"])
+# Every layer is in place: say so on a pipe that is closed before any untrusted code runs, so a
+# program cannot make its run look like a sandbox that failed to start (which would leave it unscored).
+os.write(cfg["ready_fd"], b"1")
+os.close(cfg["ready_fd"])
 
 def _make_hook(root):
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -162,6 +166,7 @@ class SandboxResult(BaseModel):
     stderr: str = ""
     report: str = ""  # what the program (or its harness) wrote to fd 3
     report_truncated: bool = False
+    setup_failed: bool = False  # the sandbox did not finish setting up: nothing is known about the program
     timed_out: bool = False
     signal: str | None = None
     duration_s: float = 0.0
@@ -349,32 +354,22 @@ class Sandbox:
             open(outer / "stderr", "wb") as ferr,
             open(outer / "report", "wb") as frep,
         ):
+            ready_r, ready_w = os.pipe()
             config = {
                 "netns": self.network_namespace,
                 "rlimits": rlimits,
                 "uid": lease.uid if lease else None,
                 "workdir": str(work),
                 "report_fd": frep.fileno(),
+                "ready_fd": ready_w,
                 "fs": self._fs,
             }
             argv = [self.python, "-I", "-c", _BOOT, repr(config), *([harness] if harness is not None else [])]
-            started = time.perf_counter()
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=fin, stdout=fout, stderr=ferr, cwd=work, env=env,
-                start_new_session=True, pass_fds=(frep.fileno(),),
-            )
-            timed_out = False
             try:
-                await asyncio.wait_for(proc.wait(), timeout=limits.timeout_s)
-            except TimeoutError:
-                timed_out = True
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                await proc.wait()
-            duration = time.perf_counter() - started
+                proc, timed_out, duration, ready = await self._start_and_wait(
+                    argv, (fin, fout, ferr, frep), work, env, limits, ready_r, ready_w)
+            finally:
+                os.close(ready_r)
         stdout, out_cut = _read_trimmed(outer / "stdout", limits.max_output_bytes)
         stderr, err_cut = _read_trimmed(outer / "stderr", limits.max_output_bytes)
         report, report_cut = _read_trimmed(outer / "report", limits.max_report_bytes)
@@ -391,10 +386,45 @@ class Sandbox:
             isolation.append("fs:mountns")
         return SandboxResult(
             exit_code=code_, stdout=stdout, stderr=stderr, report=report, report_truncated=report_cut,
-            timed_out=timed_out,
+            timed_out=timed_out, setup_failed=not ready and not timed_out,
             signal=sig, duration_s=round(duration, 4), stdout_truncated=out_cut, stderr_truncated=err_cut,
             isolation=",".join(isolation),
         )
+
+
+
+    async def _start_and_wait(
+        self, argv: list[str], files: tuple, work: Path, env: dict[str, str], limits: SandboxLimits,
+        ready_r: int, ready_w: int,
+    ) -> tuple[asyncio.subprocess.Process, bool, float, bool]:
+        """Start the child, wait for it (killing its group on the timeout), read the ready pipe."""
+        fin, fout, ferr, frep = files
+        started = time.perf_counter()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=fin, stdout=fout, stderr=ferr, cwd=work, env=env,
+                start_new_session=True, pass_fds=(frep.fileno(), ready_w),
+            )
+        finally:
+            os.close(ready_w)  # only the child holds the write end
+        timed_out = False
+        try:
+            await asyncio.wait_for(proc.wait(), timeout=limits.timeout_s)
+        except TimeoutError:
+            timed_out = True
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            await proc.wait()
+        duration = time.perf_counter() - started
+        os.set_blocking(ready_r, False)
+        try:
+            ready = os.read(ready_r, 8) == b"1"
+        except BlockingIOError:
+            ready = False
+        return proc, timed_out, duration, ready
 
 
 class PythonTool:

@@ -391,8 +391,12 @@ VerifyRequest = Annotated[
 
 
 class VerifyResult(BaseModel):
+    """``reward`` is None when the request could not be graded (no scored item with positive points, a
+    judge that failed, a sandbox or browser that could not start): ``meta["unscored_reason"]`` says why.
+    None travels as None (JSON ``null``; TRL drops it), never as 0.0."""
+
     domain: str
-    reward: float
+    reward: float | None
     scores: dict[str, float] = Field(default_factory=dict)  # "overall", "axis:accuracy", ...
     criteria: list[CriterionResult] = Field(default_factory=list)
     unscored: int = 0

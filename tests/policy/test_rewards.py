@@ -125,6 +125,14 @@ def test_unchecked_rubric_without_judge_is_unscored_not_zero() -> None:
     assert out == [None]
 
 
+def test_only_negative_items_scored_is_unscored_not_zero() -> None:
+    items = [{"criterion": "Kind", "points": 3, "tags": ["axis:x"]},
+             {"criterion": "Rude", "points": -2, "tags": ["axis:x"], "check": {"kind": "mentions_any", "terms": ["idiot"]}}]
+    out = asyncio.run(RubricReward(HybridGrader(None))(prompts=[[{"role": "user", "content": "hi"}]],
+                                                       completions=["Hello there."], rubrics=[items]))
+    assert out == [None]  # the rule decided the negative item, but nothing positive could be graded
+
+
 def test_consultation_reward_drops_void_trajectories() -> None:
     case = Case(id="c1", chief_complaint="cough", history_of_present_illness="3 days", final_diagnosis="Pneumonia")
     items = [RubricItem(criterion="dx", points=1, check=MentionsAny(terms=["pneumonia"]))]
@@ -147,3 +155,25 @@ def test_rubric_rows_from_cases() -> None:
     items = [RubricItem.model_validate(i) for i in json.loads(rows[0]["rubrics"])]
     assert items and all(i.check is None or i.check.kind not in {"asked_before_diagnosis", "asks_about"}
                          or not getattr(i.check, "before_diagnosis", True) for i in items)
+
+
+def test_validation_skips_and_counts_what_could_not_be_graded(tmp_path) -> None:
+    from policy.validation import ValidationCallback, ValidationConfig
+
+    rows = [{"prompt": [{"role": "user", "content": "q"}], "item_id": str(i)} for i in range(3)]
+    outcomes = iter([[None, None, None], [None, 0.5, 1.0]])
+    callback = ValidationCallback(rows, lambda **_: next(outcomes), None, ValidationConfig(every=1), tmp_path,
+                                  max_tokens=8, stage="rubric")
+    callback._answers = lambda model: ["a", "b", "c"]  # the policy's answers are not what is tested here
+    saved: list[int] = []
+    callback._save_best = lambda model: saved.append(len(saved))
+
+    class Model:
+        training = False
+
+    callback._maybe_validate(0, Model())
+    assert callback.best_reward is None and saved == []  # nothing graded: no evidence, no "best" model
+    callback._maybe_validate(1, Model())
+    assert callback.best_reward == 0.75 and saved == [0]  # the mean of what was graded
+    logged = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [(r["val_reward"], r["val_unscored"]) for r in logged] == [(None, 3), (0.75, 1)]

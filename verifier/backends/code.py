@@ -134,6 +134,15 @@ def _failure(result: SandboxResult, limits: SandboxLimits) -> str | None:
     return None
 
 
+def _unscored(task: CodeTask, meta: dict, reason: str) -> VerifyResult:
+    """Nothing is known about the program: reward None (never 0.0), the reason in ``meta``."""
+    logger.warning("code task %s could not be graded: %s", task.id or "?", reason)
+    meta.update(unscored_reason=reason, tests_passed=None)
+    criteria = [CriterionResult(criterion=_test_name(t, i), points=1, met=None, grader="sandbox",
+                                explanation=reason) for i, t in enumerate(task.tests)]
+    return VerifyResult(domain="code", reward=None, criteria=criteria, unscored=len(criteria), meta=meta)
+
+
 class CodeBackend:
     domain = "code"
 
@@ -161,7 +170,14 @@ class CodeBackend:
         limits = self.sandbox.limits.model_copy(
             update={"timeout_s": options.timeout_s, "memory_mb": options.memory_mb}
         )
-        runs = await asyncio.gather(*(self._run_test(program, t, task.entry_point, limits) for t in task.tests))
+        try:
+            runs = await asyncio.gather(*(self._run_test(program, t, task.entry_point, limits) for t in task.tests))
+        except OSError as exc:  # the interpreter or the sandbox's files could not be started
+            return _unscored(task, meta, f"the sandbox could not start: {exc}")
+        broken = next((r for r in runs if r.result.setup_failed), None)
+        if broken is not None:
+            last = (broken.result.stderr.strip().splitlines() or [f"exit code {broken.result.exit_code}"])[-1]
+            return _unscored(task, meta, f"the sandbox could not set up its isolation: {trim(last, 300)}")
         criteria = []
         first_failure = ""
         for i, (test, run) in enumerate(zip(task.tests, runs, strict=True)):

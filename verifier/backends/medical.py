@@ -6,8 +6,9 @@
   task's, or generated from the case by the injected ``RubricGenerator``.
 
 The reward is the HealthBench example score clipped to [0, 1] (after the optional length adjustment).
-When no scored item has positive points the example has no score: the reward is 0.0 and
-``meta["scored"]`` is False so callers (the trainer) can drop it.
+When no scored item has positive points the example has no score: the reward is None,
+``meta["scored"]`` is False and ``meta["unscored_reason"]`` says why (the judge failed, no judge was
+configured for the judge-only items, or the rubric has only negative items).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from verifier.scoring import length_adjusted, score_example
 from verifier.types import (
     Case,
     ConsultationTask,
+    CriterionResult,
     MedicalVerifyRequest,
     Message,
     MetaValue,
@@ -36,6 +38,17 @@ DOMAIN = "medical"
 
 def _clip(value: float) -> float:
     return min(1.0, max(0.0, value))
+
+
+def _unscored_reason(results: Sequence[CriterionResult]) -> str:
+    """Why no item with positive points was scored."""
+    positive = [r for r in results if r.points > 0]
+    if not positive:
+        return "the rubric has no item with positive points"
+    graders = sorted({r.grader for r in positive})
+    if graders == ["none"]:
+        return f"{len(positive)} positive item(s) need a judge and none is configured"
+    return f"{len(positive)} positive item(s) unscored by {', '.join(graders)} (the judge gave no usable verdict)"
 
 
 async def grade_conversation(
@@ -67,7 +80,7 @@ async def grade_conversation(
         "items": len(items),
         "scored": example.overall is not None,
     }
-    reward = 0.0
+    reward: float | None = None
     if example.overall is not None:
         scores["overall"] = example.overall
         scores.update({tag: example.overall for tag in example.example_tags})
@@ -79,7 +92,8 @@ async def grade_conversation(
             meta["response_chars"] = chars
         reward = _clip(final)
     else:
-        logger.warning("no scored item with positive points (%d unscored); reward 0.0", example.unscored)
+        meta["unscored_reason"] = _unscored_reason(results)
+        logger.warning("could not grade: %s; reward None", meta["unscored_reason"])
     scores.update(example.tag_scores)
     return VerifyResult(
         domain=DOMAIN, reward=reward, scores=scores, criteria=results, unscored=example.unscored, meta=meta

@@ -112,3 +112,23 @@ async def test_stdin_stdout_tests_ignore_trailing_whitespace(backend: CodeBacken
     answer = "```python\ns = input()\nprint(s + '  ')\nprint(s)\nprint()\n```"
     result = await backend.verify(CodeVerifyRequest(task=task, trajectory=[_asst(answer)]))
     assert result.reward == 1.0
+
+
+BMI = CodeTask(id="bmi", problem="bmi", entry_point="bmi", tests=[CodeTest(code="assert bmi(70, 1.75) == 22.9")])
+BMI_ANSWER = [_asst("```python\ndef bmi(w, h):\n    return round(w / h ** 2, 1)\n```")]
+
+
+async def test_a_sandbox_that_cannot_start_leaves_the_answer_unscored_not_zero(tmp_path) -> None:
+    missing = CodeBackend(Sandbox(python=str(tmp_path / "no-python"), network_namespace=False, fs_isolation="off"))
+    result = await missing.verify(CodeVerifyRequest(task=BMI, trajectory=BMI_ANSWER))
+    assert result.reward is None and "could not start" in result.meta["unscored_reason"]
+    assert [c.met for c in result.criteria] == [None]
+    broken = CodeBackend(Sandbox(python="/bin/false", network_namespace=False, fs_isolation="off"))
+    result = await broken.verify(CodeVerifyRequest(task=BMI, trajectory=BMI_ANSWER))
+    assert result.reward is None and "could not set up" in result.meta["unscored_reason"]
+
+
+async def test_a_program_cannot_pass_itself_off_as_a_sandbox_that_failed(backend: CodeBackend) -> None:
+    forged = _asst("```python\nimport os, sys\nsys.stderr.write('sandbox: unshare failed\\n')\nos._exit(125)\n```")
+    result = await backend.verify(CodeVerifyRequest(task=BMI, trajectory=[forged]))
+    assert result.reward == 0.0 and "unscored_reason" not in result.meta  # graded, and failed

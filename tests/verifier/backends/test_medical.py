@@ -87,7 +87,7 @@ async def test_consultation_generates_the_case_rubric() -> None:
     assert good.meta["rubric_generator"] == f"case@{CASE_RUBRIC_VERSION}" and good.meta["case_id"] == "test-stemi"
     assert {"axis:accuracy", "axis:consultation_logic", "axis:plan_rationality", "axis:communication",
             "axis:safety"} <= set(good.scores)
-    assert good.reward > 0.8 and bad.reward == 0.0 and bad.scores["overall"] < 0
+    assert good.reward > 0.8 and bad.reward == 0.0 and bad.scores["overall"] < 0  # graded: clipped to 0
     assert good.unscored == 2  # clarity and allergy items need a judge
 
 
@@ -107,7 +107,27 @@ async def test_grade_conversation_helper_and_errors() -> None:
     with pytest.raises(ValueError, match="no assistant turn"):
         await grade_conversation(convo[:1], items, build_grader())
     unscorable = await grade_conversation(convo, [RubricItem(criterion="Kind", points=1)], build_grader())
-    assert unscorable.meta["scored"] is False and unscorable.reward == 0.0 and "overall" not in unscorable.scores
+    assert unscorable.meta["scored"] is False and unscorable.reward is None and "overall" not in unscorable.scores
+    assert "none is configured" in unscorable.meta["unscored_reason"]
+
+
+class _FailingJudge:
+    model = "failing-judge"
+
+    async def complete(self, messages, *, max_tokens=256, temperature=0.0, stop=None, seed=None) -> Completion:
+        return Completion(text="I cannot decide this one.")  # no verdict in any form
+
+
+async def test_could_not_grade_is_none_with_its_reason_never_zero() -> None:
+    convo = [Message(role="user", content="flu?"), Message(role="assistant", content="Rest and fluids.")]
+    judged = [RubricItem(criterion="Kind", points=3, tags=["axis:x"]),
+              RubricItem(criterion="Rude", points=-2, tags=["axis:x"], check=MentionsAny(terms=["idiot"]))]
+    failed = await grade_conversation(convo, judged, HybridGrader(JudgeGrader(_FailingJudge())))
+    assert failed.reward is None and failed.unscored == 1  # the negative item was scored by rule: still None
+    assert "no usable verdict" in failed.meta["unscored_reason"]
+    only_negative = await grade_conversation(convo, judged[1:], build_grader())
+    assert only_negative.reward is None and "no item with positive points" in only_negative.meta["unscored_reason"]
+    assert json.loads(failed.model_dump_json())["reward"] is None  # travels as null
 
 
 async def test_batched_option_switches_the_judge_mode() -> None:
