@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
+from verifier.data import data_dir
 from verifier.types import Case, Demographics
 
 logger = logging.getLogger(__name__)
 
-PROJECT_CASES_DIR = Path(__file__).resolve().parents[1] / "data" / "cases"
+PROJECT_CASES_DIR = data_dir() / "cases"
 _CASE_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json")
 
 
@@ -32,6 +33,7 @@ class CaseFormatError(ValueError):
         self.path = str(path)
         self.line = line
         self.field = field
+        self.reason = message
         where = f"{self.path}:{line}" if line is not None else self.path
         what = f" field '{field}':" if field else ""
         super().__init__(f"{where}:{what} {message}")
@@ -190,58 +192,126 @@ def _validate(data: Any, path: Path, line_of: Any) -> Case:
 
 
 # --------------------------------------------------------------------------- AgentClinic importer
-def import_agentclinic(path: Path | str) -> list[Case]:
-    """AgentClinic's OSCE JSONL (MedQA/MIMIC shape) as cases ``agentclinic-0001``, ``-0002``, ..."""
+class SkippedRecord(BaseModel):
+    """An AgentClinic record that could not be a case, and why (file, line, field)."""
+
+    path: str
+    line: int
+    field: str | None = None
+    reason: str
+
+    def __str__(self) -> str:
+        what = f" field '{self.field}':" if self.field else ""
+        return f"{self.path}:{self.line}:{what} {self.reason}"
+
+
+class AgentClinicImport(BaseModel):
+    """What ``read_agentclinic`` made of a file: the cases, and the records it skipped."""
+
+    path: str
+    cases: list[Case]
+    skipped: list[SkippedRecord] = Field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{len(self.cases)} imported, {len(self.skipped)} skipped"
+
+
+def read_agentclinic(path: Path | str, *, strict: bool = False) -> AgentClinicImport:
+    """AgentClinic's OSCE JSONL (MedQA/MIMIC shape) as cases ``agentclinic-0001``, ``-0002``, ...
+
+    The number is the record's position in the file, so an id names the same record whatever else
+    is skipped. Optional sections may be missing, empty or shaped differently (an empty ``Symptoms``
+    object is an asymptomatic screening case: its chief complaint comes from the history, then the
+    objective). A record that cannot be a case (not JSON, no diagnosis, nothing the patient
+    presents with) is skipped and listed; with ``strict`` it fails the whole file instead.
+    """
     path = Path(path)
     if not path.is_file():
         raise CaseFormatError(path, None, None, "no such file")
-    cases = []
+    result = AgentClinicImport(path=str(path), cases=[])
     number = 0
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         number += 1
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CaseFormatError(path, lineno, None, f"invalid JSON: {exc.msg} (column {exc.colno})") from exc
-        cases.append(_osce_case(record, f"agentclinic-{number:04d}", path, lineno))
-    return cases
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CaseFormatError(path, lineno, None, f"invalid JSON: {exc.msg} (column {exc.colno})") from exc
+            result.cases.append(_osce_case(record, f"agentclinic-{number:04d}", path, lineno))
+        except CaseFormatError as exc:
+            if strict:
+                raise
+            result.skipped.append(SkippedRecord(path=str(path), line=lineno, field=exc.field, reason=exc.reason))
+    if result.skipped:
+        logger.warning("%s: %s (first: %s)", path, result.summary(), result.skipped[0])
+    return result
+
+
+def import_agentclinic(path: Path | str, *, strict: bool = False) -> list[Case]:
+    """The cases of ``read_agentclinic(path)`` (skipped records are logged, not raised)."""
+    return read_agentclinic(path, strict=strict).cases
 
 
 def _osce_case(record: Any, case_id: str, path: Path, lineno: int) -> Case:
-    def need(mapping: Any, key: str, where: str) -> Any:
-        if not isinstance(mapping, dict) or key not in mapping:
-            raise CaseFormatError(path, lineno, f"{where}{key}", "missing")
-        return mapping[key]
+    def section(mapping: dict, key: str, where: str) -> dict:
+        value = mapping.get(key)
+        if value is None or value == "" or value == []:
+            return {}
+        if not isinstance(value, dict):
+            raise CaseFormatError(path, lineno, f"{where}{key}", f"expected an object, got {type(value).__name__}")
+        return value
 
-    osce = need(record, "OSCE_Examination", "")
-    actor = need(osce, "Patient_Actor", "OSCE_Examination.")
-    symptoms = need(actor, "Symptoms", "OSCE_Examination.Patient_Actor.")
-    primary = _text(need(symptoms, "Primary_Symptom", "OSCE_Examination.Patient_Actor.Symptoms."))
-    diagnosis = _text(need(osce, "Correct_Diagnosis", "OSCE_Examination."))
+    if not isinstance(record, dict):
+        raise CaseFormatError(path, lineno, None, f"expected a JSON object, got {type(record).__name__}")
+    if "OSCE_Examination" not in record:
+        raise CaseFormatError(path, lineno, "OSCE_Examination", "missing (not an AgentClinic OSCE record)")
+    osce = section(record, "OSCE_Examination", "")
+    diagnosis = _text(osce.get("Correct_Diagnosis"))
     if not diagnosis:
-        raise CaseFormatError(path, lineno, "OSCE_Examination.Correct_Diagnosis", "empty")
-    demographics = _text(actor.get("Demographics", ""))
+        field = "OSCE_Examination.Correct_Diagnosis"
+        raise CaseFormatError(path, lineno, field, "empty" if "Correct_Diagnosis" in osce else "missing")
+    actor = section(osce, "Patient_Actor", "OSCE_Examination.")
+    primary, secondary = _symptoms(actor.get("Symptoms"))
+    history = _text(actor.get("History"))
+    objective = _text(osce.get("Objective_for_Doctor"))
+    chief_complaint = primary or _first_sentence(history) or _first_sentence(objective)
+    if not chief_complaint:
+        raise CaseFormatError(path, lineno, "OSCE_Examination.Patient_Actor",
+                              "nothing the patient presents with (no symptom, history or objective)")
     meds = actor.get("Current_Medications") or actor.get("Medications") or actor.get("Drug_History") or []
     return Case(
         id=case_id,
-        title=_text(osce.get("Objective_for_Doctor", "")),
-        demographics=_parse_demographics(demographics),
-        chief_complaint=primary,
-        history_of_present_illness=_text(actor.get("History", "")),
+        title=objective,
+        demographics=_parse_demographics(_text(actor.get("Demographics"))),
+        chief_complaint=chief_complaint,
+        history_of_present_illness=history,
         primary_symptoms=[primary] if primary else [],
-        secondary_symptoms=_items(symptoms.get("Secondary_Symptoms", [])),
-        past_medical_history=_items(actor.get("Past_Medical_History", [])),
-        social_history=_items(actor.get("Social_History", [])),
+        secondary_symptoms=secondary,
+        past_medical_history=_items(actor.get("Past_Medical_History")),
+        social_history=_items(actor.get("Social_History")),
         medications=_items(meds),
-        review_of_systems=_items(actor.get("Review_of_Systems", [])),
-        physical_exam=_flatten(osce.get("Physical_Examination_Findings", {})),
-        test_results=_flatten(osce.get("Test_Results", {})),
+        review_of_systems=_items(actor.get("Review_of_Systems")),
+        physical_exam=_flatten(osce.get("Physical_Examination_Findings"), "", "Physical examination"),
+        test_results=_flatten(osce.get("Test_Results"), "", "Test results"),
         final_diagnosis=diagnosis,
         disposition="unknown",  # AgentClinic does not say how urgent a case is: no triage items
         source="agentclinic",
     )
+
+
+def _symptoms(value: Any) -> tuple[str, list[str]]:
+    """(primary, secondary) from ``Symptoms``: an object as AgentClinic writes it, a text, a list."""
+    if isinstance(value, dict):
+        return _text(value.get("Primary_Symptom")), _items(value.get("Secondary_Symptoms"))
+    items = _items(value)
+    return (items[0], items[1:]) if items else ("", [])
+
+
+def _first_sentence(text: str, limit: int = 200) -> str:
+    sentence = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    return sentence if len(sentence) <= limit else sentence[:limit].rsplit(" ", 1)[0] + "..."
 
 
 def _parse_demographics(text: str) -> Demographics:
@@ -278,8 +348,9 @@ def _items(value: Any) -> list[str]:
     return [text] if text else []
 
 
-def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
-    """``{"Imaging": {"Chest_CT": {"Findings": "..."}}}`` -> ``{"Imaging > Chest CT > Findings": "..."}``."""
+def _flatten(value: Any, prefix: str = "", label: str = "") -> dict[str, str]:
+    """``{"Imaging": {"Chest_CT": {"Findings": "..."}}}`` -> ``{"Imaging > Chest CT > Findings": "..."}``;
+    a section that is only a text (or a list) is kept under ``label``."""
     out: dict[str, str] = {}
     if isinstance(value, dict):
         for key, inner in value.items():
@@ -287,4 +358,6 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
             out.update(_flatten(inner, name))
     elif prefix:
         out[prefix] = _text(value)
+    elif label and _text(value):
+        out[label] = _text(value)
     return out

@@ -29,13 +29,14 @@ from policy.packed import packed_linears
 from policy.rewards import RuleRewardWeights
 from policy.rollout import RolloutConfig
 from policy.validation import BEST_DIR, BEST_RECORD, ValidationCallback, ValidationConfig, split_validation
+from verifier.data import data_dir, data_path
 
 logger = logging.getLogger(__name__)
 
 Stage = Literal["rule", "rubric", "multiturn"]
 STAGES: tuple[Stage, ...] = ("rule", "rubric", "multiturn")
 REPO_ROOT = Path(__file__).resolve().parents[1]
-CONFIG_DIR = REPO_ROOT / "data" / "train"
+CONFIG_DIR = data_dir() / "train"
 
 
 @dataclass
@@ -294,8 +295,7 @@ def build_trainer(
 
 
 def _resolve(path: str) -> Path:
-    candidate = Path(path).expanduser()
-    return candidate if candidate.is_absolute() or candidate.exists() else REPO_ROOT / candidate
+    return data_path(path)  # "data/..." in a YAML means the data folder, wherever it is installed
 
 
 def _stage_cases(config: StageConfig) -> list[Any]:

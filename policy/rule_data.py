@@ -21,11 +21,12 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from policy.rewards import ANSWER_MARKER, normalize
+from verifier.data import data_dir
 from verifier.types import Case, Message
 
 logger = logging.getLogger(__name__)
 
-RULE_DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "rule"
+RULE_DATA_DIR = data_dir() / "rule"
 SYSTEM_PROMPT = (
     "You are a careful physician answering exam questions. Think briefly, then finish with one line "
     f"'{ANSWER_MARKER} <answer>'."

@@ -20,15 +20,24 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _medical_cases(cases: Path | None, agentclinic: bool) -> tuple[list, str]:
-    from patient_sim.cases import CaseFormatError, import_agentclinic, load_cases, project_cases
+def _medical_cases(cases: Path | None, agentclinic: bool, strict: bool = False) -> tuple[list, str]:
+    from patient_sim.cases import CaseFormatError, load_cases, project_cases, read_agentclinic
 
     if cases is None:
         if agentclinic:
             raise _fail("--agentclinic needs --cases FILE (an AgentClinic JSONL)")
         return project_cases(), "project cases"
     try:
-        loaded = import_agentclinic(cases) if agentclinic else load_cases(cases)
+        if agentclinic:
+            imported = read_agentclinic(cases, strict=strict)
+            typer.echo(f"{cases}: {imported.summary()}", err=True)
+            for skipped in imported.skipped[:20]:
+                typer.echo(f"skipped: {skipped}", err=True)
+            if len(imported.skipped) > 20:
+                typer.echo(f"skipped: ... and {len(imported.skipped) - 20} more", err=True)
+            loaded = imported.cases
+        else:
+            loaded = load_cases(cases)
     except CaseFormatError as exc:
         raise _fail(str(exc)) from exc
     if not loaded:
@@ -36,7 +45,8 @@ def _medical_cases(cases: Path | None, agentclinic: bool) -> tuple[list, str]:
     return loaded, str(cases)
 
 
-async def _run(domain: str, cases: Path | None, agentclinic: bool, tasks: Path | None, judge, show: bool):
+async def _run(domain: str, cases: Path | None, agentclinic: bool, tasks: Path | None, judge, show: bool,
+               strict: bool = False):
     from evaluation.audit import run_audit
     from evaluation.progress import progress
 
@@ -44,7 +54,7 @@ async def _run(domain: str, cases: Path | None, agentclinic: bool, tasks: Path |
     if domain == "medical":
         from evaluation.audit_medical import medical_suite
 
-        loaded, source = _medical_cases(cases, agentclinic)
+        loaded, source = _medical_cases(cases, agentclinic, strict)
         suite = medical_suite(loaded, judge=judge, source=source)
     elif domain == "code":
         from evaluation.audit_code import code_suite
@@ -77,6 +87,8 @@ def audit(
     cases: Path | None = typer.Option(None, "--cases", help="Medical: a case file (project YAML/JSONL; "
                                       "with --agentclinic an AgentClinic JSONL). Default: the project's cases."),
     agentclinic: bool = typer.Option(False, "--agentclinic", help="Read --cases as AgentClinic OSCE JSONL."),
+    strict: bool = typer.Option(False, "--strict", help="With --agentclinic: fail on the first record that cannot "
+                                "be a case (default: skip it, and say 'N imported, M skipped')."),
     tasks: Path | None = typer.Option(None, "--tasks", help="Code/search/gui: a tasks JSONL (default: the shipped one)."),
     judge: str | None = typer.Option(None, "--judge", help="Medical: the judge model for the text-aimed-at-the-"
                                      "judge exploits (default: a scripted judge that obeys the response)."),
@@ -90,8 +102,8 @@ def audit(
     """Try to score without the skill: scripted exploits against a domain's verifier, beside a reference."""
     if domain not in DOMAINS:
         raise _fail(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
-    if domain != "medical" and (cases is not None or agentclinic or judge or judge_base_url):
-        raise _fail("--cases, --agentclinic and --judge apply to --domain medical only (use --tasks)")
+    if domain != "medical" and (cases is not None or agentclinic or strict or judge or judge_base_url):
+        raise _fail("--cases, --agentclinic, --strict and --judge apply to --domain medical only (use --tasks)")
     if tasks is not None and not tasks.is_file():
         raise _fail(f"{tasks}: no such file")
     run_dir = None
@@ -110,7 +122,7 @@ def audit(
     from verifier.backends import RecordError
 
     try:
-        report = asyncio.run(_run(domain, cases, agentclinic, tasks, client, show=not as_json))
+        report = asyncio.run(_run(domain, cases, agentclinic, tasks, client, show=not as_json, strict=strict))
     except RecordError as exc:
         raise _fail(str(exc)) from exc
     text = report.model_dump_json(indent=2)

@@ -33,6 +33,8 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
+from verifier.data import data_dir
+
 logger = logging.getLogger(__name__)
 
 # Spliced into the sandbox's prologue (it runs in the child, before the untrusted program).
@@ -129,7 +131,7 @@ def landlock_abi() -> int:
 def private_paths() -> list[str]:
     """What a sandboxed program must never read: the project (its source, data, task files, venv)."""
     project = Path(__file__).resolve().parents[1]
-    paths = {str(project)}
+    paths = {str(project), str(data_dir())}  # the data folder too, wherever installed or pointed to
     if sys.prefix != sys.base_prefix:
         paths.add(str(Path(sys.prefix).resolve()))  # the verifier's own virtual environment
     return sorted(paths)

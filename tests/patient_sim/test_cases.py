@@ -14,6 +14,7 @@ from patient_sim.cases import (
     import_agentclinic,
     load_cases,
     project_cases,
+    read_agentclinic,
 )
 from patient_sim.measurement import MeasurementResponder
 
@@ -118,7 +119,79 @@ def test_agentclinic_errors_name_line_and_field(tmp_path: Path) -> None:
     record = {"OSCE_Examination": {"Patient_Actor": {"Symptoms": {"Primary_Symptom": "Cough"}}}}
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     with pytest.raises(CaseFormatError, match=r"osce\.jsonl:1: field 'OSCE_Examination.Correct_Diagnosis'"):
-        import_agentclinic(path)
+        import_agentclinic(path, strict=True)
+    assert import_agentclinic(path) == []  # skipped, not raised
+    assert str(read_agentclinic(path).skipped[0]).endswith("osce.jsonl:1: field 'OSCE_Examination.Correct_Diagnosis': missing")
+
+
+def _derived_records(agentclinic_path: Path) -> list[str]:
+    """Lines of a file made from the real records, some emptied, some reshaped, some broken, some
+    hand-written; the comment after each says what the importer must make of it."""
+    real = [json.loads(line) for line in agentclinic_path.read_text(encoding="utf-8").splitlines()[:8]]
+
+    def osce(i: int) -> dict:
+        return real[i]["OSCE_Examination"]
+
+    osce(0)["Patient_Actor"]["Symptoms"] = {}  # asymptomatic screening: complaint from the history
+    del osce(1)["Patient_Actor"]["Symptoms"], osce(1)["Patient_Actor"]["History"]  # from the objective
+    for key in ("Physical_Examination_Findings", "Test_Results"):  # no exam, no tests at all
+        del osce(2)[key]
+    for key in ("Past_Medical_History", "Social_History", "Review_of_Systems", "Demographics"):
+        osce(2)["Patient_Actor"][key] = ""
+    osce(3)["Test_Results"] = "Not performed"  # a section that is only a text
+    osce(3)["Patient_Actor"]["Symptoms"] = ["Fever", "Night sweats"]  # symptoms as a plain list
+    del osce(4)["Correct_Diagnosis"]  # cannot be a case
+    osce(5)["Correct_Diagnosis"] = "  "  # nor this
+    osce(6)["Patient_Actor"] = "a 40-year-old man"  # the wrong shape for the patient
+    empty = {"OSCE_Examination": {"Correct_Diagnosis": "Hypertension", "Patient_Actor": {"Symptoms": {}}}}
+    return [json.dumps(r) for r in real[:7]] + [
+        "",  # a blank line is no record
+        '{"OSCE_Examination": {"Correct_Diagnosis": "Gout", ',  # truncated JSON
+        json.dumps([1, 2]),  # not an object
+        json.dumps({"question": "Which drug?", "answer": "A"}),  # another benchmark's record
+        json.dumps(empty),  # a diagnosis, but nothing the patient presents with
+        json.dumps(real[7]),  # untouched
+    ]
+
+
+def test_agentclinic_records_with_empty_sections_import_and_broken_ones_are_skipped(
+    agentclinic_path: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "derived.jsonl"
+    path.write_text("\n".join(_derived_records(agentclinic_path)) + "\n", encoding="utf-8")
+    result = read_agentclinic(path)
+    assert result.summary() == "5 imported, 7 skipped"
+    ids = [c.id for c in result.cases]
+    assert ids == ["agentclinic-0001", "agentclinic-0002", "agentclinic-0003", "agentclinic-0004", "agentclinic-0012"]
+    screening, from_objective, bare, reshaped, untouched = result.cases
+    assert screening.primary_symptoms == [] and screening.chief_complaint.startswith("The patient reports a 1-month")
+    assert screening.chief_complaint.endswith(".") and len(screening.chief_complaint) <= 203
+    assert from_objective.chief_complaint.startswith("Evaluate and diagnose") and from_objective.history_of_present_illness == ""
+    assert bare.physical_exam == {} and bare.test_results == {} and bare.past_medical_history == []
+    assert bare.demographics.age is None and bare.final_diagnosis
+    assert reshaped.test_results == {"Test results": "Not performed"}
+    assert reshaped.chief_complaint == "Fever" and reshaped.secondary_symptoms == ["Night sweats"]
+    assert untouched.final_diagnosis == import_agentclinic(agentclinic_path)[7].final_diagnosis
+    skipped = {(s.line, s.field): s.reason for s in result.skipped}
+    assert skipped == {
+        (5, "OSCE_Examination.Correct_Diagnosis"): "missing",
+        (6, "OSCE_Examination.Correct_Diagnosis"): "empty",
+        (7, "OSCE_Examination.Patient_Actor"): "expected an object, got str",
+        (9, None): "invalid JSON: Expecting property name enclosed in double quotes (column 52)",
+        (10, None): "expected a JSON object, got list",
+        (11, "OSCE_Examination"): "missing (not an AgentClinic OSCE record)",
+        (12, "OSCE_Examination.Patient_Actor"): "nothing the patient presents with (no symptom, history or objective)",
+    }
+    assert all(s.path == str(path) for s in result.skipped)
+    assert [c.id for c in import_agentclinic(path)] == ids  # the list-returning API skips the same way
+    with pytest.raises(CaseFormatError, match=r"derived\.jsonl:5: field 'OSCE_Examination.Correct_Diagnosis': missing"):
+        read_agentclinic(path, strict=True)  # the whole file fails at the first record that cannot be a case
+    assert find_case(f"{path}#agentclinic-0012").id == "agentclinic-0012"
+
+
+def test_the_whole_agentclinic_file_imports_with_nothing_skipped(agentclinic_path: Path) -> None:
+    result = read_agentclinic(agentclinic_path, strict=True)
+    assert result.summary() == "107 imported, 0 skipped"
 
 
 def test_find_case_by_id_and_unknown_ids() -> None:

@@ -1,6 +1,7 @@
 """The GUI verifier: replay a trajectory of actions in headless Chromium, check the final DOM.
 
-A request's task names a start page (under ``data/gui/pages`` or on 127.0.0.1) and success
+A request's task names a start page (a page of ``data/gui/pages``, or a URL under the backend's
+``allowed_urls``, none by default: see ``verifier.gui_env``) and success
 predicates: ``field_value`` (an input's value), ``checked`` (a checkbox/radio), ``page`` (the
 current page's file name) and ``visible_text`` (text rendered in an element, or anywhere on the page).
 The trajectory is a list of ``GuiAction`` (click by selector or x,y; type; select; press; scroll;
@@ -21,6 +22,11 @@ The reward must not be reachable without doing the task (``evaluation/audit_gui.
   typed name), the task also checks the fields, so typing the expected text as a name is no shortcut. Meta: steps used, actions that failed, each predicate's finding
 (also as criteria), and on failure the path of a screenshot of the final page.
 
+Could not grade is ``reward=None`` (never 0.0), with ``meta["unscored_reason"]``: Chromium missing or
+crashing at launch, a start page the site does not allow, or one that did not load. Requests the
+page made and the site refused are counted in ``meta["blocked_requests"]`` (the first few URLs in
+``meta["blocked_urls"]``); they are blocked, not failed actions, and change no reward by themselves.
+
 One Chromium serves every verification of a backend instance (started on first use, closed by
 ``aclose()``); browser contexts are pooled and reset between verifications (see ``Browser.acquire``).
 """
@@ -31,12 +37,13 @@ import asyncio
 import logging
 import tempfile
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field, model_validator
 
 from verifier.backends import DATA_DIR, load_records
-from verifier.gui_env import PAGES_DIR, Browser, GuiError, check_predicate, perform, resolve_url
+from verifier.gui_env import Browser, GuiError, browser_for, check_predicate, perform
 from verifier.types import CriterionResult, GuiAction, GuiOptions, GuiTask, GuiVerifyRequest, VerifyResult
 
 logger = logging.getLogger(__name__)
@@ -47,19 +54,39 @@ def _describe(predicate) -> str:
     return f"{predicate.kind}{target} = {predicate.value!r}"
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def _unscored(task: GuiTask, meta: dict, reason: str) -> VerifyResult:
+    """Nothing is known about the trajectory: reward None (never 0.0), the reason in ``meta``."""
+    logger.warning("gui task %s could not be graded: %s", task.id or "?", reason)
+    meta["unscored_reason"] = reason
+    criteria = [CriterionResult(criterion=_describe(p), points=1, met=None, grader="dom", explanation=reason)
+                for p in task.success]
+    return VerifyResult(domain="gui", reward=None, criteria=criteria, unscored=len(criteria), meta=meta)
+
+
 class GuiBackend:
+    """``pages_dir`` (default the shipped pages) and ``allowed_urls`` (URL prefixes such as
+    ``http://127.0.0.1:8080/app/``; default none) are all the browser may load; with ``browser``
+    given they default to its site, and must agree with it."""
+
     domain = "gui"
 
     def __init__(
         self,
         browser: Browser | None = None,
         *,
-        pages_dir: Path = PAGES_DIR,
+        pages_dir: Path | None = None,
+        allowed_urls: Sequence[str] | None = None,
         output_dir: Path | None = None,
         max_concurrency: int = 4,
     ) -> None:
-        self.browser = browser or Browser()
-        self.pages_dir = pages_dir
+        self.browser = browser_for(browser, pages_dir, allowed_urls)
+        self.site = self.browser.site
+        self.pages_dir = self.site.pages_dir
         self.output_dir = output_dir or Path(tempfile.gettempdir()) / "medverifier-gui"
         self._max_concurrency = max_concurrency
         self._semaphores: dict[int, asyncio.Semaphore] = {}
@@ -84,13 +111,18 @@ class GuiBackend:
             "task_id": task.id, "steps_used": len(actions), "max_steps": task.max_steps,
         }
         try:
-            start = resolve_url(task.start_page, self.pages_dir)
+            start = self.site.start_url(task.start_page)
         except GuiError as exc:
-            meta["error"] = str(exc)
-            return VerifyResult(domain="gui", reward=0.0, scores={"success": 0.0}, meta=meta)
-        context, page = await self.browser.acquire()
+            return _unscored(task, meta, f"start page refused: {exc}")
         try:
-            await page.goto(start, timeout=options.action_timeout_ms * 5)
+            context, page = await self.browser.acquire()
+        except Exception as exc:  # noqa: BLE001 - BrowserUnavailable, or a browser that died since
+            return _unscored(task, meta, f"browser could not start: {_first_line(exc)}")
+        try:
+            try:
+                await page.goto(start, timeout=options.action_timeout_ms * 5)
+            except Exception as exc:  # noqa: BLE001 - no start page, nothing to grade
+                return _unscored(task, meta, f"start page {task.start_page!r} did not load: {_first_line(exc)}")
             failed: list[str] = []
             for index, action in enumerate(actions[: task.max_steps]):
                 try:
@@ -112,6 +144,8 @@ class GuiBackend:
                 final_page=page.url,
                 predicates_met=sum(1 for c in criteria if c.met),
             )
+            blocked = self.browser.blocked(context)
+            meta.update(blocked_requests=len(blocked), blocked_urls="; ".join(blocked[:5])[:500] or None)
             if not success and options.screenshot_on_failure:
                 self.output_dir.mkdir(parents=True, exist_ok=True)
                 shot = self.output_dir / f"{task.id or 'task'}-{uuid.uuid4().hex[:8]}.png"
