@@ -1,9 +1,11 @@
 """``create_app()``: the FastAPI composition root.
 
 The lifespan builds the services and puts them on ``app.state``: ``settings``, ``client`` (the
-policy, a ``ChatClient``), ``keys`` (hashed API keys), ``admission`` (the bounded queue), ``metrics``,
-``consultations`` (the SQLite-backed store) and ``registry`` (verifier backends). Every error, from a
-route, validation or the framework, leaves as one ``ErrorBody``.
+policy, a ``ChatClient``), ``judge`` and ``rubric_client`` (the verifier's own models: None when not
+configured, never the policy unless configured to be the same model), ``keys`` (hashed API keys),
+``admission`` (the bounded queue), ``metrics``, ``consultations`` (the SQLite-backed store) and
+``registry`` (verifier backends). Every error, from a route, validation or the framework, leaves as
+one ``ErrorBody``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from serving import routes_chat, routes_consultations, routes_verify
 from serving.auth import KeyStore, Tenant, require_tenant
 from serving.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
-from serving.routes_common import Admission, ApiError, ErrorBody, ErrorDetail
+from serving.routes_common import Admission, ApiError, ErrorBody, ErrorDetail, validation_error
 from serving.sessions import ConsultationStore
 from serving.settings import Settings
 from verifier.llm import ChatClient
@@ -38,11 +40,6 @@ def _error(status: int, message: str, type: str, *, param: str | None = None, co
            headers: dict[str, str] | None = None) -> JSONResponse:
     body = ErrorBody(error=ErrorDetail(message=message, type=type, param=param, code=code))
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)
-
-
-def _field(loc: tuple[object, ...]) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    return ".".join(parts) or "body"
 
 
 def _validation_response(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -60,9 +57,8 @@ def _validation_response(request: Request, exc: RequestValidationError) -> JSONR
             position = error["loc"][-1] if error.get("loc") else "?"
             return _error(400, f"malformed JSON body: {detail} at character {position}", "invalid_request_error",
                           code="json_invalid")
-    messages = [f"{_field(tuple(e.get('loc', ())))}: {e.get('msg', 'invalid')}" for e in errors[:10]]
-    first = _field(tuple(errors[0].get("loc", ()))) if errors else None
-    return _error(422, "; ".join(messages), "invalid_request_error", param=first, code="validation_error")
+    invalid = validation_error(errors)
+    return JSONResponse(invalid.body.model_dump(), status_code=invalid.status)
 
 
 class BodyLimitMiddleware:
@@ -110,33 +106,43 @@ class BodyLimitMiddleware:
         await response(scope, receive, send)
 
 
-def _default_registry(judge: ChatClient) -> Registry:
+def _default_registry(judge: ChatClient | None, rubric_client: ChatClient | None, settings: Settings) -> Registry:
     try:
         from serving.wiring import build_registry  # type: ignore[import-not-found]
     except ImportError:
         logger.warning("serving.wiring is not available: /v1/verify has no backends registered")
         return Registry()
     try:
-        return build_registry(judge=judge)
+        return build_registry(judge=judge, rubric_client=rubric_client, gui_allowed_urls=settings.gui_allowed_urls)
     except ImportError as exc:  # one missing optional backend must not take consultations down
         from serving.wiring import build_medical_backend  # type: ignore[import-not-found]
 
         logger.error("build_registry failed (%s); /v1/verify serves the medical domain only", exc)
         registry = Registry()
-        registry.register(build_medical_backend(judge))
+        registry.register(build_medical_backend(judge, rubric_client=rubric_client))
         return registry
 
 
 def create_app(
-    settings: Settings | None = None, *, client: ChatClient | None = None, registry: Registry | None = None
+    settings: Settings | None = None,
+    *,
+    client: ChatClient | None = None,
+    judge: ChatClient | None = None,
+    rubric_client: ChatClient | None = None,
+    registry: Registry | None = None,
 ) -> FastAPI:
-    """The app. ``client`` and ``registry`` are built from ``settings`` when not given (the CLI path)."""
+    """The app. ``client``, ``judge``, ``rubric_client`` and ``registry`` are built from ``settings`` when
+    not given (the CLI path); the judge and the rubric model only when settings name them."""
     settings = settings or Settings()
-    if client is None:
-        from serving.clients import build_client
+    from serving.clients import build_client, build_model_client
 
+    if client is None:
         client = build_client(settings.model, base_url=settings.base_url, api_key=settings.upstream_api_key,
                               max_batch_size=settings.max_batch_size, timeout_s=settings.request_timeout_s)
+    if judge is None and (judge_spec := settings.judge()) is not None:
+        judge = build_model_client(judge_spec, settings)
+    if rubric_client is None and (rubric_spec := settings.rubric()) is not None:
+        rubric_client = build_model_client(rubric_spec, settings)
     admission = Admission(settings.queue_size, settings.retry_after_s)
     metrics = Metrics(admission, client)
 
@@ -144,16 +150,19 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.settings = settings
         app.state.client = client
+        app.state.judge = judge
+        app.state.rubric_client = rubric_client
         app.state.keys = KeyStore(settings.key_hashes())
         app.state.admission = admission
         app.state.metrics = metrics
         app.state.started = int(time.time())
-        app.state.registry = registry if registry is not None else _default_registry(client)
+        app.state.registry = registry if registry is not None else _default_registry(judge, rubric_client, settings)
         db_path = settings.resolved_db_path()
         app.state.consultations = await ConsultationStore.open(db_path, client, history_chars=settings.history_chars)
         if not len(app.state.keys):
             logger.warning("no API keys configured: every request except /healthz will get 401")
-        logger.info("serving %s; consultations in %s", client.model, db_path)
+        logger.info("serving %s; judge %s; rubric model %s; consultations in %s", client.model,
+                    judge.model if judge else "none", rubric_client.model if rubric_client else "none", db_path)
         try:
             yield
         finally:
@@ -185,7 +194,9 @@ def create_app(
     async def healthz() -> dict[str, str]:
         return {"status": "ok", "model": client.model}
 
-    @app.get("/metrics", tags=["ops"])
+    @app.get("/metrics", tags=["ops"], response_class=Response,
+             responses={200: {"content": {CONTENT_TYPE: {"schema": {"type": "string"}}},
+                              "description": "Prometheus' text format."}})
     async def prometheus(_: Tenant = Depends(require_tenant)) -> Response:
         return Response(metrics.render(), media_type=CONTENT_TYPE)
 

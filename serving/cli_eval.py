@@ -85,10 +85,15 @@ def healthbench(
     data: Path | None = typer.Argument(None, help="HealthBench-format JSONL (not needed with --resume)."),
     model: str = typer.Option("embedded", help=_POLICY_HELP),
     base_url: str | None = typer.Option(None, help="OpenAI-compatible server of the policy."),
-    judge: str | None = typer.Option(None, help="Judge model (default: rule checks only, the rest unscored)."),
+    judge: str | None = typer.Option(None, help="Judge model (without one only items with rule checks are "
+                                     "graded; a file with none is refused unless --grading rule)."),
     judge_base_url: str | None = typer.Option(None, help="OpenAI-compatible server of the judge."),
     grading: str = typer.Option("hybrid", help="rule, judge or hybrid."),
-    batched: bool = typer.Option(False, help="Grade many rubric items per judge call."),
+    grader_prompt: str = typer.Option(
+        "healthbench", help="The judge's template: healthbench (HealthBench's own, from the healthbench extra; "
+        "comparable numbers) or medverifier (the project's hardened prompt; not comparable)."),
+    batched: bool = typer.Option(False, help="Grade many rubric items per judge call (the project's batch "
+                                 "prompt: not comparable with published HealthBench numbers)."),
     judge_cache: bool = typer.Option(True, help="Reuse cached judge replies ($MEDVERIFIER_HOME/judge_cache.sqlite)."),
     limit: int | None = typer.Option(None, min=1, help="Evaluate a seeded sample of this many examples."),
     concurrency: int = typer.Option(8, min=1),
@@ -105,6 +110,8 @@ def healthbench(
     """Sample responses to HealthBench-format prompts and grade them against their rubrics."""
     from evaluation.healthbench_eval import HealthBenchEval
     from evaluation.specs import ClientSpec
+    from verifier.grader_prompts import GRADER_PROMPT_NAMES
+    from verifier.healthbench_template import GraderTemplateUnavailable
 
     if resume:
         _finish(_resume(resume, runs_dir, "healthbench"))
@@ -115,23 +122,53 @@ def healthbench(
         raise _fail(f"{data}: no such file")
     if executor not in ("local", "ray"):
         raise _fail(f"--executor must be local or ray, got {executor!r}")
+    if grader_prompt not in GRADER_PROMPT_NAMES:
+        raise _fail(f"--grader-prompt must be one of {', '.join(GRADER_PROMPT_NAMES)}, got {grader_prompt!r}")
+    if judge_base_url and not judge:
+        raise _fail("--judge-base-url needs --judge MODEL (the name the server serves)")
+    grader = _grader(grading, judge, judge_base_url, batched, judge_cache).model_copy(update={"prompt": grader_prompt})
+    if judge and batched and grader_prompt == "healthbench":
+        typer.echo("note: --batched grades with the project's batch prompt (HealthBench has none): the scores "
+                   "are not comparable with published HealthBench numbers", err=True)
     evaluation = HealthBenchEval.create(
         data, policy=ClientSpec(model=model, base_url=base_url),
-        grader=_grader(grading, judge, judge_base_url, batched, judge_cache), seed=seed, limit=limit,
+        grader=grader, seed=seed, limit=limit,
         concurrency=concurrency, executor=executor, ray_address=ray_address, max_tokens=max_tokens,
         length_penalty=length_penalty, run_name=run_name, runs_dir=runs_dir,
     )
     try:
-        evaluation.examples()  # validate the file before anything is started
+        evaluation.preflight()  # the file, gradability and the judge's template, before anything is sampled
+    except GraderTemplateUnavailable as exc:
+        raise _fail(f"{exc}; or pass --grader-prompt medverifier to grade with the project's prompt "
+                    "(recorded as such; not comparable with published HealthBench numbers)") from exc
     except _bad_input_errors() as exc:
         raise _fail(str(exc)) from exc
     _finish(evaluation)
+
+
+def _report_agentclinic_import(cases: Path, strict: bool) -> None:
+    """Say on stderr what the AgentClinic importer makes of ``cases`` ('N imported, M skipped')."""
+    from patient_sim.cases import read_agentclinic
+
+    try:
+        imported = read_agentclinic(cases, strict=strict)
+    except _bad_input_errors() as exc:
+        raise _fail(str(exc)) from exc
+    typer.echo(f"{cases}: {imported.summary()}", err=True)
+    for skipped in imported.skipped[:20]:
+        typer.echo(f"skipped: {skipped}", err=True)
+    if len(imported.skipped) > 20:
+        typer.echo(f"skipped: ... and {len(imported.skipped) - 20} more", err=True)
+    if not imported.cases:
+        raise _fail(f"{cases}: no record could be imported as a case")
 
 
 @eval_app.command("consult")
 def consult(
     cases: Path | None = typer.Option(None, help="Case file or folder (default: the project's cases)."),
     agentclinic: bool = typer.Option(False, help="--cases is an AgentClinic (OSCE) JSONL file."),
+    strict: bool = typer.Option(False, help="With --agentclinic: fail on the first record that cannot be a case "
+                                "(default: skip it, and say 'N imported, M skipped')."),
     case: list[str] = typer.Option([], help="Only these case ids (repeatable)."),
     personas: int = typer.Option(1, min=1, help="Personas sampled per case."),
     max_turns: int = typer.Option(6, min=1),
@@ -167,6 +204,8 @@ def consult(
         raise _fail(f"{cases}: no such file or folder")
     if executor not in ("local", "ray"):
         raise _fail(f"--executor must be local or ray, got {executor!r}")
+    if agentclinic and cases is not None:
+        _report_agentclinic_import(cases, strict)
     params = ConsultParams(
         cases_path=str(cases) if cases else None, cases_format="agentclinic" if agentclinic else "project",
         case_ids=list(case), personas_per_case=personas, max_turns=max_turns,

@@ -1,13 +1,21 @@
 """``medverifier rubric`` (print a case's generated rubric) and ``medverifier grade`` (grade responses
-to HealthBench-format records: rule checks, plus an LLM judge when one is given)."""
+to HealthBench-format records: rule checks, plus an LLM judge when one is given).
+
+``grade``'s judge reads HealthBench's own grader template by default (the ``healthbench`` extra), so its
+numbers are comparable with published ones; ``--grader-prompt medverifier`` picks the project's
+hardened prompt (recorded in the output as such)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from verifier.judge import JudgeGrader
 
 MAX_CONCURRENT_EXAMPLES = 16
 
@@ -62,14 +70,33 @@ def grade(
     responses: Path = typer.Option(..., "--responses", help="JSONL of {prompt_id, response}."),
     judge: str | None = typer.Option(None, "--judge", help="Judge model: 'embedded', a checkpoint, or a served name."),
     judge_base_url: str | None = typer.Option(None, "--judge-base-url", help="OpenAI-compatible judge server URL."),
-    batched: bool = typer.Option(False, "--batched", help="Grade many rubric items per judge call."),
+    grading: str = typer.Option("hybrid", "--grading", help="rule (checks only), judge (every item) or hybrid."),
+    grader_prompt: str = typer.Option(
+        "healthbench", "--grader-prompt", help="The judge's template: healthbench (HealthBench's own, from the "
+        "healthbench extra; comparable numbers) or medverifier (the project's hardened prompt; not comparable)."),
+    batched: bool = typer.Option(False, "--batched", help="Grade many rubric items per judge call (the "
+                                 "project's batch prompt: not comparable with published HealthBench numbers)."),
     out: Path | None = typer.Option(None, "--out", help="Write per-example results (JSONL) here."),
     max_tokens: int = typer.Option(256, "--max-tokens", help="Judge reply tokens per rubric item."),
     cache: bool = typer.Option(True, "--cache/--no-cache", help="Reuse judge replies ($MEDVERIFIER_HOME)."),
 ) -> None:
     """Grade given responses against their rubrics and print the HealthBench aggregate as JSON."""
-    from verifier.healthbench import DataFileError, load_healthbench, load_responses
+    from verifier.grader_prompts import GRADER_PROMPT_NAMES
+    from verifier.healthbench import (
+        DataFileError,
+        NotGradable,
+        check_gradable,
+        load_healthbench,
+        load_responses,
+    )
 
+    if grading not in ("rule", "judge", "hybrid"):
+        _fail(f"--grading must be rule, judge or hybrid, got {grading!r}")
+    if grader_prompt not in GRADER_PROMPT_NAMES:
+        _fail(f"--grader-prompt must be one of {', '.join(GRADER_PROMPT_NAMES)}, got {grader_prompt!r}")
+    has_judge = bool(judge or judge_base_url) and grading != "rule"
+    if grading == "judge" and not has_judge:
+        _fail("--grading judge needs --judge MODEL (or --judge-base-url URL)")
     try:
         records = load_healthbench(data)
         answers = load_responses(responses)
@@ -80,29 +107,50 @@ def grade(
     for line, answer in enumerate(answers, start=1):
         if answer.prompt_id not in by_id:
             _fail(f"{responses}:{line}: field 'prompt_id': {answer.prompt_id!r} is not in {data}")
-    client = None
-    if judge or judge_base_url:
-        from serving.clients import build_client
-
-        client = build_client(judge or "judge", base_url=judge_base_url)
-    judge_cache = None
-    if client is not None and cache:
-        from verifier.judge_cache import JudgeCache
-
-        judge_cache = JudgeCache()
-    summary = asyncio.run(_grade_all(by_id, answers, client, batched, max_tokens, out, judge_cache))
+    try:
+        check_gradable((item for a in answers for item in by_id[a.prompt_id].rubrics), grading=grading,
+                       has_judge=has_judge)
+    except NotGradable as exc:
+        _fail(str(exc))
+    judge_grader = None
+    if has_judge:
+        judge_grader = _judge_grader(judge, judge_base_url, grader_prompt, batched, max_tokens, cache)
+        if batched and grader_prompt == "healthbench":
+            typer.echo("note: --batched grades with the project's batch prompt (HealthBench has none): the "
+                       "scores are not comparable with published HealthBench numbers", err=True)
+    summary = asyncio.run(_grade_all(by_id, answers, judge_grader, grading, out))
     typer.echo(json.dumps(summary, indent=2))
 
 
-async def _grade_all(by_id, answers, client, batched: bool, max_tokens: int, out: Path | None, cache) -> dict:
+def _judge_grader(judge: str | None, base_url: str | None, prompt: str, batched: bool, max_tokens: int,
+                  cache: bool) -> JudgeGrader:
+    from serving.clients import build_client
+    from verifier.grader_prompts import grader_prompt
+    from verifier.graders import JudgeCache, JudgeGrader
+    from verifier.healthbench_template import GraderTemplateError, GraderTemplateUnavailable
+
+    try:
+        if not batched:  # before a judge model is loaded
+            grader_prompt(prompt)
+    except GraderTemplateUnavailable as exc:
+        _fail(f"{exc}; or pass --grader-prompt medverifier to grade with the project's prompt (recorded as "
+              "such; not comparable with published HealthBench numbers)")
+    except GraderTemplateError as exc:
+        _fail(str(exc))
+    client = build_client(judge or "judge", base_url=base_url)
+    return JudgeGrader(client, prompt=prompt, batched=batched, max_tokens=max_tokens,
+                       cache=JudgeCache() if cache else None)
+
+
+async def _grade_all(by_id, answers, judge_grader: JudgeGrader | None, grading: str, out: Path | None) -> dict:
     from rich.progress import Progress
 
-    from serving.wiring import build_grader
     from verifier.backends.medical import grade_conversation, rubric_conversation
+    from verifier.graders import HybridGrader, grader_for
     from verifier.scoring import aggregate, score_example
     from verifier.types import Message
 
-    grader = build_grader(client, batched=batched, max_tokens=max_tokens, cache=cache)
+    grader = grader_for(HybridGrader(judge_grader), grading)  # type: ignore[arg-type]
     limit = asyncio.Semaphore(MAX_CONCURRENT_EXAMPLES)
 
     async def one(answer):
@@ -129,8 +177,13 @@ async def _grade_all(by_id, answers, client, batched: bool, max_tokens: int, out
             for answer, _, result in rows:
                 handle.write(json.dumps({"prompt_id": answer.prompt_id, **result.model_dump(mode="json")}) + "\n")
     total = aggregate(examples)
+    template = judge_grader.active_prompt if judge_grader is not None else None
     return {
         "grader": grader.name,
+        "judge_template": None if template is None else {
+            "name": template.name, "version": template.version, "sha256": template.sha256,
+            "system": template.system, "source": template.source},
+        "healthbench_comparable": template is not None and template.comparable,
         "score": total.score,
         "bootstrap_std": total.bootstrap_std,
         "n_examples": total.n_examples,

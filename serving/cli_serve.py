@@ -22,6 +22,14 @@ def serve(
     queue_size: int | None = typer.Option(None, min=1, help="Model-backed requests admitted at once (more get 503)."),
     timeout: float | None = typer.Option(None, min=0.1, help="Per-request generation limit in seconds (504 after)."),
     max_batch_size: int | None = typer.Option(None, min=1, help="Largest decoding batch of the local model."),
+    judge_model: str | None = typer.Option(
+        None, help="The judge for rubric items without a rule check: `embedded`, a checkpoint folder, or the model "
+        "name at --judge-base-url (key: MEDVERIFIER_JUDGE_API_KEY). Default: none, rule checks only."),
+    judge_base_url: str | None = typer.Option(None, help="An OpenAI-compatible server for the judge."),
+    rubric_model: str | None = typer.Option(
+        None, help="The model behind LLM rubrics, like --judge-model (key: MEDVERIFIER_RUBRIC_API_KEY). "
+        "Default: none, case-grounded rubrics only."),
+    rubric_base_url: str | None = typer.Option(None, help="An OpenAI-compatible server for the rubric model."),
     log_level: str = typer.Option("info", help="uvicorn's log level."),
 ) -> None:
     """Serve consultations, OpenAI-compatible chat, the verifier API and the web page."""
@@ -32,7 +40,9 @@ def serve(
 
     overrides: dict[str, object] = {"model": model, "base_url": base_url}
     for name, value in (("db_path", db), ("queue_size", queue_size), ("request_timeout_s", timeout),
-                        ("max_batch_size", max_batch_size)):
+                        ("max_batch_size", max_batch_size), ("judge_model", judge_model),
+                        ("judge_base_url", judge_base_url), ("rubric_model", rubric_model),
+                        ("rubric_base_url", rubric_base_url)):
         if value is not None:
             overrides[name] = value
     try:
@@ -40,7 +50,8 @@ def serve(
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"])
-        typer.echo(f"error: setting {field} (env MEDVERIFIER_{field.upper()}): {first['msg']}", err=True)
+        where = f"setting {field} (env MEDVERIFIER_{field.upper()})" if field else "settings"
+        typer.echo(f"error: {where}: {first['msg']}", err=True)
         raise typer.Exit(2) from exc
     if api_key:
         settings.api_keys = [*settings.api_keys, *api_key]
@@ -49,8 +60,9 @@ def serve(
         settings.api_keys = [generated]
         typer.echo(f"no API key configured; generated one for this run: {generated}")
     try:
-        if settings.base_url is None:
-            resolve_model_path(settings.model)  # fail fast, before the heavy imports
+        for spec in (settings, settings.judge(), settings.rubric()):  # fail fast, before the heavy imports
+            if spec is not None and spec.base_url is None:
+                resolve_model_path(spec.model)
         import uvicorn
 
         from serving.app import create_app
@@ -59,8 +71,8 @@ def serve(
     except ModelNotAvailableError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
-    typer.echo(f"medverifier serving {settings.model} on http://{host}:{port}/  (consultations: "
-               f"{settings.resolved_db_path()})")
+    typer.echo(f"medverifier serving {settings.model} on http://{host}:{port}/  (judge: "
+               f"{settings.judge_model or 'none, rule checks only'}; consultations: {settings.resolved_db_path()})")
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 

@@ -20,14 +20,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from serving.auth import Tenant, require_tenant
 from serving.routes_common import (
     ERROR_RESPONSES,
+    STREAMED_200,
     ApiError,
     ErrorBody,
     ErrorDetail,
-    stream_text,
+    stream_completion,
     stream_within,
     within,
 )
-from verifier.llm import LLMError
+from verifier.llm import Completion, LLMError
 from verifier.types import Message
 
 router = APIRouter(prefix="/v1", tags=["openai"], responses=ERROR_RESPONSES)
@@ -139,7 +140,7 @@ def _check_model(body: ChatCompletionRequest, served: str) -> None:
         )
 
 
-@router.post("/chat/completions", response_model=ChatCompletion)
+@router.post("/chat/completions", response_model=ChatCompletion, responses=STREAMED_200)
 async def chat_completions(
     body: ChatCompletionRequest, request: Request, _: Tenant = Depends(require_tenant)
 ) -> ChatCompletion | StreamingResponse:
@@ -153,8 +154,9 @@ async def chat_completions(
     created = int(time.time())
     if body.stream:
         state.admission.acquire()  # refused before the 200 and the first byte
+        include_usage = bool(body.stream_options and body.stream_options.include_usage)
         return StreamingResponse(
-            _sse(state, messages, options, completion_id, created),
+            _sse(state, messages, options, completion_id, created, include_usage=include_usage),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
@@ -166,47 +168,69 @@ async def chat_completions(
         except ValueError as exc:  # the client's own input checks (e.g. the context length)
             raise ApiError(400, str(exc), param="messages") from exc
     state.metrics.add_completion_tokens(completion.usage.completion_tokens)
-    usage = completion.usage
     return ChatCompletion(
         id=completion_id,
         created=created,
         model=client.model,
-        choices=[Choice(message=ChoiceMessage(content=completion.text), finish_reason=completion.finish_reason)],
-        usage=UsageOut(
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            total_tokens=usage.prompt_tokens + usage.completion_tokens,
-        ),
+        choices=[Choice(message=ChoiceMessage(content=completion.text),
+                        finish_reason=completion.finish_reason or "stop")],
+        usage=_usage(completion),
     )
 
 
-def _chunk(completion_id: str, created: int, model: str, delta: dict[str, str], finish: str | None) -> str:
-    payload = {
+def _usage(completion: Completion) -> UsageOut:
+    usage = completion.usage
+    return UsageOut(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                    total_tokens=usage.prompt_tokens + usage.completion_tokens)
+
+
+def _chunk(completion_id: str, created: int, model: str, choices: list[dict[str, object]],
+           usage: dict[str, int] | None = None, *, include_usage: bool = False) -> str:
+    payload: dict[str, object] = {
         "id": completion_id,
         "object": "chat.completion.chunk",
         "created": created,
         "model": model,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        "choices": choices,
     }
+    if include_usage:  # OpenAI's shape: null in every chunk but the last, which has no choices
+        payload["usage"] = usage
     return f"data: {json.dumps(payload)}\n\n"
 
 
-async def _sse(
-    state: object, messages: list[Message], options: dict[str, object], completion_id: str, created: int
-) -> AsyncIterator[str]:
-    """OpenAI's chunk stream. An error after the 200 is sent as one ``data: {"error": ...}`` event.
+def _delta(delta: dict[str, str], finish: str | None = None) -> list[dict[str, object]]:
+    return [{"index": 0, "delta": delta, "finish_reason": finish}]
 
-    The finish reason of a stream is reported as ``stop``: the streaming client interface does not
-    say whether the token limit cut the reply (the non-streamed endpoint does).
+
+async def _sse(
+    state: object, messages: list[Message], options: dict[str, object], completion_id: str, created: int,
+    *, include_usage: bool = False,
+) -> AsyncIterator[str]:
+    """OpenAI's chunk stream: the reply's pieces, a last choice chunk with its ``finish_reason``
+    (``length`` when ``max_tokens`` cut it), then, with ``stream_options.include_usage``, a chunk with
+    empty ``choices`` and the ``usage``. An error after the 200 is sent as one ``data: {"error": ...}`` event.
     """
     client = state.client  # type: ignore[attr-defined]
     settings = state.settings  # type: ignore[attr-defined]
     model = client.model
+
+    def chunk(choices: list[dict[str, object]], usage: dict[str, int] | None = None) -> str:
+        return _chunk(completion_id, created, model, choices, usage, include_usage=include_usage)
+
     try:
-        yield _chunk(completion_id, created, model, {"role": "assistant", "content": ""}, None)
-        async for piece in stream_within(stream_text(client, messages, **options), settings.request_timeout_s):
-            yield _chunk(completion_id, created, model, {"content": piece}, None)
-        yield _chunk(completion_id, created, model, {}, "stop")
+        yield chunk(_delta({"role": "assistant", "content": ""}))
+        final: Completion | None = None
+        pieces = stream_completion(client, messages, **options)  # type: ignore[arg-type]
+        async for item in stream_within(pieces, settings.request_timeout_s):
+            if isinstance(item, Completion):
+                final = item
+            elif item:
+                yield chunk(_delta({"content": item}))
+        final = final or Completion(text="")
+        state.metrics.add_completion_tokens(final.usage.completion_tokens)  # type: ignore[attr-defined]
+        yield chunk(_delta({}, final.finish_reason or "stop"))
+        if include_usage:
+            yield chunk([], _usage(final).model_dump())
         yield "data: [DONE]\n\n"
     except ApiError as exc:
         state.metrics.rejected.labels(exc.body.error.code or "error").inc()  # type: ignore[attr-defined]

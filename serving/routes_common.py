@@ -9,10 +9,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable
-from typing import TypeVar
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
+
+from verifier.llm import Completion, Usage
+from verifier.types import Message
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -48,8 +51,32 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
+def validation_error(errors: Sequence[Any], *, prefix: str = "") -> ApiError:
+    """The 422 for pydantic/FastAPI validation errors: every field named (``prefix`` before each; the
+    prefix alone, e.g. ``requests.3``, for an error about the whole value)."""
+    def field(loc: Sequence[object]) -> str:
+        parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+        if not parts:
+            return prefix.rstrip(".") or "body"
+        return prefix + ".".join(parts)
+
+    messages = [f"{field(e.get('loc', ()))}: {e.get('msg', 'invalid')}" for e in list(errors)[:10]]
+    first = field(errors[0].get("loc", ())) if errors else None
+    return ApiError(422, "; ".join(messages) or "invalid request", param=first, code="validation_error")
+
+
 ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
     code: {"model": ErrorBody} for code in (400, 401, 404, 413, 415, 422, 502, 503, 504)
+}
+
+
+# The 200 of an endpoint that can also answer as server-sent events (``stream``): both media types,
+# the events described one by one (an optional ``event`` name and JSON ``data``).
+_SSE_EVENT = {"type": "object", "required": ["data"],
+              "properties": {"event": {"type": "string"}, "data": {"type": "string"}}}
+STREAMED_200: dict[int | str, dict[str, object]] = {
+    200: {"content": {"text/event-stream": {"schema": _SSE_EVENT}},
+          "description": "JSON, or server-sent events when streamed."},
 }
 
 
@@ -62,7 +89,7 @@ class Admission:
 
     At most ``capacity`` such requests are inside the server at once (waiting in the model's batch
     queue or being decoded); one more is refused at once with 503 and ``Retry-After`` rather than
-    piling up until every client times out.
+    piling up until every client times out. A verify batch holds one slot per concurrent worker.
     """
 
     def __init__(self, capacity: int, retry_after_s: int) -> None:
@@ -71,8 +98,8 @@ class Admission:
         self.in_flight = 0
         self.rejected = 0
 
-    def acquire(self) -> None:
-        if self.in_flight >= self.capacity:
+    def acquire(self, slots: int = 1) -> None:
+        if self.in_flight + slots > self.capacity:
             self.rejected += 1
             raise ApiError(
                 503,
@@ -82,18 +109,18 @@ class Admission:
                 code="queue_full",
                 headers={"Retry-After": str(self.retry_after_s)},
             )
-        self.in_flight += 1
+        self.in_flight += slots
 
-    def release(self) -> None:
-        self.in_flight = max(0, self.in_flight - 1)
+    def release(self, slots: int = 1) -> None:
+        self.in_flight = max(0, self.in_flight - slots)
 
     @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        self.acquire()
+    async def slot(self, slots: int = 1) -> AsyncIterator[None]:
+        self.acquire(slots)
         try:
             yield
         finally:
-            self.release()
+            self.release(slots)
 
 
 def timeout_error(seconds: float) -> ApiError:
@@ -110,7 +137,7 @@ async def within(awaitable: Awaitable[T], seconds: float) -> T:
         raise timeout_error(seconds) from exc
 
 
-async def stream_within(pieces: AsyncIterator[str], seconds: float) -> AsyncIterator[str]:
+async def stream_within(pieces: AsyncIterator[T], seconds: float) -> AsyncIterator[T]:
     """Yield from ``pieces`` until the per-request deadline, then raise the 504 ``ApiError``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
@@ -144,3 +171,48 @@ async def stream_text(client: object, messages: list, **options: object) -> Asyn
     completion = await client.complete(messages, **options)  # type: ignore[attr-defined]
     if completion.text:
         yield completion.text
+
+
+async def stream_completion(
+    client: object, messages: list[Message], *, max_tokens: int, **options: object
+) -> AsyncIterator[str | Completion]:
+    """Text pieces, then one ``Completion`` with the reply's ``finish_reason`` and ``usage``.
+
+    A client that knows them while streaming offers ``stream_completion`` (pieces, then its
+    ``Completion``) and is used as is. A client whose ``stream`` yields text only gets them estimated
+    from its tokenizer when it exposes one (``loaded.tokenizer``, as ``LocalChatClient`` does): the
+    streamed text re-encoded, ``length`` when that reaches ``max_tokens``. A client that does not
+    stream is asked for the whole completion.
+    """
+    own = getattr(client, "stream_completion", None)
+    if own is not None:
+        async for item in own(messages, max_tokens=max_tokens, **options):
+            yield item
+        return
+    stream = getattr(client, "stream", None)
+    if stream is None:
+        completion = await client.complete(messages, max_tokens=max_tokens, **options)  # type: ignore[attr-defined]
+        if completion.text:
+            yield completion.text
+        yield completion
+        return
+    parts: list[str] = []
+    async for piece in stream(messages, max_tokens=max_tokens, **options):
+        parts.append(piece)
+        yield piece
+    yield _estimated_completion(client, messages, "".join(parts), max_tokens)
+
+
+def _estimated_completion(client: object, messages: list[Message], text: str, max_tokens: int) -> Completion:
+    tokenizer = getattr(getattr(client, "loaded", None), "tokenizer", None)
+    render = getattr(client, "render_prompt", None)
+    if tokenizer is None:
+        logger.debug("%s streams no finish reason and has no tokenizer: reporting 'stop'", type(client).__name__)
+        return Completion(text=text)
+    completion_tokens = len(tokenizer.encode(text, add_special_tokens=False))
+    prompt_tokens = len(render(messages)) if render is not None else 0
+    return Completion(
+        text=text,
+        finish_reason="length" if completion_tokens >= max_tokens else "stop",
+        usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens),
+    )

@@ -18,7 +18,15 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from serving.auth import Tenant, require_tenant
-from serving.routes_common import ERROR_RESPONSES, ApiError, ErrorBody, ErrorDetail, not_found, stream_within
+from serving.routes_common import (
+    ERROR_RESPONSES,
+    STREAMED_200,
+    ApiError,
+    ErrorBody,
+    ErrorDetail,
+    not_found,
+    stream_within,
+)
 from serving.sessions import Consultation, ConsultationStore, ConsultationSummary, Reply
 from verifier.llm import LLMError
 
@@ -80,7 +88,7 @@ async def delete_consultation(
     return Response(status_code=204)
 
 
-@router.post("/{consultation_id}/messages", response_model=Reply)
+@router.post("/{consultation_id}/messages", response_model=Reply, responses=STREAMED_200)
 async def send_message(
     consultation_id: str,
     body: MessageCreate,

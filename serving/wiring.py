@@ -7,6 +7,7 @@ The CLI, the FastAPI app, the trainer and the evaluations call these instead of 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from rubric_gen.case_rubric import CaseRubricGenerator
 from rubric_gen.llm_rubric import LLMRubricGenerator
@@ -52,7 +53,9 @@ def build_medical_backend(
     )
 
 
-def build_registry(judge: ChatClient | None = None, *, rubric_client: ChatClient | None = None) -> Registry:
+def build_registry(
+    judge: ChatClient | None = None, *, rubric_client: ChatClient | None = None, gui_allowed_urls: Sequence[str] = ()
+) -> Registry:
     """A registry with the medical backend and every backend ``verifier.backends.default_backends()``
     provides (code, search, gui) when that function exists."""
     import verifier.backends as backends
@@ -60,7 +63,7 @@ def build_registry(judge: ChatClient | None = None, *, rubric_client: ChatClient
     registry = Registry()
     registry.register(build_medical_backend(judge, rubric_client=rubric_client))
     if hasattr(backends, "default_backends"):
-        for backend in backends.default_backends():
+        for backend in backends.default_backends(gui_allowed_urls=gui_allowed_urls):
             if backend.domain == "medical":
                 continue
             registry.register(backend, replace=True)

@@ -1,7 +1,9 @@
 """A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions protocol, for tests.
 
 Replies are scripted: each request pops the next ``Reply`` (status code and text), or uses
-``responder(messages)`` when the script is empty. Requests are recorded for assertions.
+``responder(messages)`` when the script is empty. Requests are recorded for assertions. A "token" is a
+word: a reply longer than ``max_tokens`` words is cut there with ``finish_reason: "length"``; streams
+end with the finish reason, and with OpenAI's usage chunk when ``stream_options.include_usage`` is set.
 """
 
 from __future__ import annotations
@@ -52,17 +54,24 @@ class OpenAICompatibleServer:
                     {"error": {"message": reply.error, "type": "test", "code": reply.status}},
                     status_code=reply.status,
                 )
+            words = reply.text.split(" ")
+            limit = body.get("max_tokens") or len(words)
+            text, finish = " ".join(words[:limit]), "length" if len(words) > limit else "stop"
+            usage = {"prompt_tokens": 5, "completion_tokens": min(limit, len(words)),
+                     "total_tokens": 5 + min(limit, len(words))}
             if body.get("stream"):
-                return StreamingResponse(_sse(self.model, reply.text), media_type="text/event-stream")
+                include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                return StreamingResponse(_sse(self.model, text, finish, usage if include_usage else None),
+                                         media_type="text/event-stream")
             return {
                 "id": "chatcmpl-test",
                 "object": "chat.completion",
                 "created": int(time.time()),
                 "model": self.model,
                 "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}
+                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
                 ],
-                "usage": {"prompt_tokens": 5, "completion_tokens": len(reply.text.split()), "total_tokens": 9},
+                "usage": usage,
             }
 
         return app
@@ -91,14 +100,15 @@ class OpenAICompatibleServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
 
-def _sse(model: str, text: str):
+def _sse(model: str, text: str, finish: str, usage: dict | None):
+    def chunk(choices: list[dict], **extra: object) -> str:
+        payload = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": int(time.time()),
+                   "model": model, "choices": choices, **extra}
+        return f"data: {json.dumps(payload)}\n\n"
+
     for word in text.split(" "):
-        chunk = {
-            "id": "chatcmpl-test",
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}],
-        }
-        yield f"data: {json.dumps(chunk)}\n\n"
+        yield chunk([{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}])
+    yield chunk([{"index": 0, "delta": {}, "finish_reason": finish}])
+    if usage is not None:
+        yield chunk([], usage=usage)
     yield "data: [DONE]\n\n"

@@ -6,7 +6,7 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +18,7 @@ import uvicorn
 from serving.app import create_app
 from serving.settings import Settings
 from verifier.llm import Completion, Usage
+from verifier.types import Message
 
 KEY_A = "test-key-alpha"
 KEY_B = "test-key-bravo"
@@ -63,19 +64,48 @@ def make_settings(tmp: Path, **overrides: object) -> Settings:
 
 
 class ScriptedClient:
-    """A ChatClient for orchestration tests: answers after ``delay_s`` or when ``release`` is set."""
+    """A ChatClient for orchestration and protocol tests: answers after ``delay_s``.
 
-    model = "scripted"
+    The reply is ``reply(messages)`` (by default an echo of the last message); a "token" is a word, so
+    ``max_tokens`` cuts the reply after that many words with ``finish_reason="length"``. It streams
+    through ``stream_completion`` (word by word, then its ``Completion``), the way a client that knows
+    its finish reason while streaming does.
+    """
 
-    def __init__(self, delay_s: float = 0.0) -> None:
+    def __init__(self, delay_s: float = 0.0, reply: Callable[[list[Message]], str] | None = None,
+                 model: str = "scripted") -> None:
         self.delay_s = delay_s
+        self.reply = reply or (lambda messages: f"scripted reply to: {messages[-1].content}")
+        self.model = model
         self.calls = 0
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    def _completion(self, messages: list[Message], max_tokens: int) -> Completion:
+        words = self.reply(messages).split(" ")
+        kept = words[:max_tokens]
+        prompt_tokens = sum(len(m.content.split()) for m in messages)
+        return Completion(text=" ".join(kept), finish_reason="length" if len(words) > max_tokens else "stop",
+                          usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(kept)))
 
     async def complete(self, messages, *, max_tokens=256, temperature=0.0, stop=None, seed=None) -> Completion:
         self.calls += 1
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay_s)
+        finally:
+            self.in_flight -= 1
+        return self._completion(messages, max_tokens)
+
+    async def stream_completion(self, messages, *, max_tokens=256, temperature=0.0, stop=None,
+                                seed=None) -> AsyncIterator[str | Completion]:
+        self.calls += 1
         await asyncio.sleep(self.delay_s)
-        text = f"scripted reply to: {messages[-1].content}"
-        return Completion(text=text, usage=Usage(prompt_tokens=3, completion_tokens=5))
+        completion = self._completion(messages, max_tokens)
+        for index, word in enumerate(completion.text.split(" ")):
+            yield word if index == 0 else f" {word}"
+        yield completion
 
 
 @pytest.fixture(scope="module")

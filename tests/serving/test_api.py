@@ -14,7 +14,7 @@ from tests.serving.conftest import KEY_A, KEY_B, Server
 @pytest.mark.parametrize(
     ("method", "path"),
     [("GET", "/v1/models"), ("GET", "/v1/consultations"), ("POST", "/v1/chat/completions"),
-     ("GET", "/metrics"), ("POST", "/v1/verify")],
+     ("GET", "/metrics"), ("POST", "/v1/verify"), ("POST", "/v1/verify/batch")],
 )
 @pytest.mark.parametrize("key", [None, "wrong-key"])
 def test_every_endpoint_but_healthz_needs_a_valid_key(live: Server, method: str, path: str, key: str | None) -> None:
@@ -42,10 +42,13 @@ def test_openai_sdk_sync_and_streaming(live: Server) -> None:
     assert completion.choices[0].finish_reason in {"stop", "length"}
 
     chunks = list(sdk.chat.completions.create(model=model, messages=messages, max_tokens=8, temperature=0,
-                                              stream=True))
+                                              stream=True, stream_options={"include_usage": True}))
     streamed = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert streamed == text  # greedy decoding: the same reply streamed and not
-    assert chunks[-1].choices[0].finish_reason == "stop"
+    assert chunks[-2].choices[0].finish_reason == completion.choices[0].finish_reason
+    usage = chunks[-1].usage
+    assert chunks[-1].choices == [] and usage.prompt_tokens == completion.usage.prompt_tokens
+    assert abs(usage.completion_tokens - completion.usage.completion_tokens) <= 1  # the end-of-text token
 
     with pytest.raises(openai.AuthenticationError):
         openai.OpenAI(base_url=f"{live.url}/v1", api_key="nope", max_retries=0).models.list()

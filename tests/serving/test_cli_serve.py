@@ -22,3 +22,9 @@ def test_bad_setting_in_the_environment_names_the_variable() -> None:
     result = run_serve("--api-key", "k", env={"MEDVERIFIER_QUEUE_SIZE": "lots"})
     assert result.returncode == 2
     assert "MEDVERIFIER_QUEUE_SIZE" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_judge_url_without_a_judge_model_exits_2_with_the_reason() -> None:
+    result = run_serve("--api-key", "k", "--judge-base-url", "http://127.0.0.1:1/v1")
+    assert result.returncode == 2
+    assert "judge_base_url is set but judge_model is not" in result.stderr and "Traceback" not in result.stderr
