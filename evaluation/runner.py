@@ -1,8 +1,9 @@
 """Running an eval's examples through an executor into a run's results store, resumably.
 
-``execute_run`` skips every example already stored under the same (policy, grader, seed), writes each
-new result the moment it is finished, then aggregates *all* stored results into ``summary.json`` and
-rebuilds ``report.html``.
+``execute_run`` records the run's provenance (the judge's template, prompt versions, weights
+fingerprints) and refuses to continue a run whose stored results came from other ones; it skips every
+example already stored under the same (policy, grader, seed), writes each new result the moment it is
+finished, then aggregates *all* stored results into ``summary.json`` and rebuilds ``report.html``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 
 from evaluation.executors import ExecutionReport, Executor, make_executor
 from evaluation.progress import progress
-from evaluation.store import ExampleResult, ResultsStore, RunConfig, dump_json, save_config
+from evaluation.provenance import check_resumable, collect_provenance
+from evaluation.store import ExampleResult, ResultsStore, RunConfig, dump_json, load_config, save_config
 from evaluation.summary import RunSummary, summarize
 from evaluation.worker import ConsultExample, HealthBenchExample
 
@@ -38,12 +40,17 @@ async def execute_run(
     duplicates = {i for i, n in Counter(ids).items() if n > 1}
     if duplicates:
         raise ValueError(f"duplicate example ids: {sorted(duplicates)[:5]}")
-    save_config(run_dir, config)
-    executor = executor or make_executor(config.executor, concurrency=config.concurrency,
-                                         ray_address=config.ray_address)
+    current = collect_provenance(config)  # before anything is sampled: a missing template fails here
     keys = store_keys(config)
     with ResultsStore.for_run(run_dir) as store:
         done = store.done(**keys)  # type: ignore[arg-type]
+        if done:
+            stored = load_config(run_dir).provenance if (run_dir / "config.json").is_file() else None
+            check_resumable(config.name, stored, current)
+        config = config.model_copy(update={"provenance": current})
+        save_config(run_dir, config)
+        executor = executor or make_executor(config.executor, concurrency=config.concurrency,
+                                             ray_address=config.ray_address)
         todo = [e for e in examples if e.example_id not in done]
         if done:
             logger.info("resuming %s: %d of %d examples already finished", config.name, len(done), len(examples))

@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from verifier.grader_prompts import MEDVERIFIER_BATCH, GraderPrompt, GraderPromptName, grader_prompt
 from verifier.llm import ChatClient, OpenAIChatClient
 from verifier.protocols import Grader
 
@@ -45,7 +46,12 @@ class ClientSpec(BaseModel):
 
 
 class GraderSpec(BaseModel):
-    """``rule``: checks only; ``judge``: an LLM judge for every item; ``hybrid``: checks, then the judge."""
+    """``rule``: checks only; ``judge``: an LLM judge for every item; ``hybrid``: checks, then the judge.
+
+    ``prompt`` names the judge's single-item prompt (verifier/grader_prompts.py): ``healthbench`` or
+    ``medverifier``; None is the project's (``medverifier``) unless the eval fills in its own default
+    (``HealthBenchEval`` fills in ``healthbench``). Batched grading always uses ``medverifier-batch``.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -53,12 +59,26 @@ class GraderSpec(BaseModel):
     judge: ClientSpec | None = None
     batched: bool = False
     judge_cache: bool = True  # reuse parsed judge replies from $MEDVERIFIER_HOME/judge_cache.sqlite
+    prompt: GraderPromptName | None = None
 
     @property
     def label(self) -> str:
         if self.judge is None:
             return "rule" if self.kind != "judge" else "judge:none"
-        return f"{self.kind}:{self.judge.label}" + (":batched" if self.batched else "")
+        if self.batched:
+            return f"{self.kind}:{self.judge.label}:batched"
+        # No suffix for None: the labels (results-store keys) of runs made before prompts were named.
+        return f"{self.kind}:{self.judge.label}" + (f":{self.prompt}" if self.prompt else "")
+
+    @property
+    def uses_judge(self) -> bool:
+        return self.judge is not None and self.kind != "rule"
+
+    def judge_prompt(self) -> GraderPrompt | None:
+        """The prompt the judge is sent (None without a judge); loads and verifies HealthBench's."""
+        if not self.uses_judge:
+            return None
+        return MEDVERIFIER_BATCH if self.batched else grader_prompt(self.prompt or "medverifier")
 
 
 def register_client(spec: ClientSpec, client: ChatClient) -> None:
@@ -93,7 +113,8 @@ def build_grader(spec: GraderSpec) -> Grader:
         if spec.kind == "judge":
             raise ValueError("grader 'judge' needs a judge model (--judge)")
         return HybridGrader(judge=None)
-    judge = JudgeGrader(client, batched=spec.batched, cache=JudgeCache() if spec.judge_cache else None)
+    judge = JudgeGrader(client, prompt=spec.prompt or "medverifier", batched=spec.batched,
+                        cache=JudgeCache() if spec.judge_cache else None)
     return judge if spec.kind == "judge" else HybridGrader(judge=judge)
 
 

@@ -1,7 +1,8 @@
 """The results store: one SQLite file per run, every finished example written at once.
 
 A run lives in ``$MEDVERIFIER_HOME/runs/<RUN>`` (or ``--runs-dir``): ``config.json`` (the ``RunConfig``
-that rebuilds the eval), ``results.sqlite``, and after aggregation ``summary.json`` and
+that rebuilds the eval, with the run's provenance: judge template, prompt versions, weights
+fingerprints), ``results.sqlite``, and after aggregation ``summary.json`` and
 ``report.html``. Results are keyed by (example, policy, grader, seed): a killed run restarts where it
 stopped, and since aggregation reads the rows back in a fixed order, its final numbers equal an
 uninterrupted run's.
@@ -20,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from evaluation.provenance import Provenance
 from evaluation.specs import ClientSpec, GraderSpec
 from verifier.types import CriterionResult, Message
 
@@ -59,6 +61,7 @@ class RunConfig(BaseModel):
     healthbench: HealthBenchParams | None = None
     consult: ConsultParams | None = None
     created: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
+    provenance: Provenance | None = None  # filled in when the run starts (evaluation/provenance.py)
 
 
 class ConsultOutcome(BaseModel):

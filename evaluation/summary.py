@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 
 from pydantic import BaseModel, Field
 
+from evaluation.provenance import Provenance
 from evaluation.store import ExampleResult, RunConfig
 from verifier.scoring import OVERALL, ExampleScore, MetricStats, aggregate, clipped_mean
 
@@ -57,6 +58,7 @@ class RunSummary(BaseModel):
     themes: dict[str, MetricStats] = Field(default_factory=dict)
     other_tags: dict[str, MetricStats] = Field(default_factory=dict)
     consult: ConsultSummary | None = None
+    provenance: Provenance | None = None  # judge template, prompt versions, weights fingerprints
 
 
 def to_example_score(result: ExampleResult) -> ExampleScore:
@@ -99,6 +101,7 @@ def summarize(config: RunConfig, results: list[ExampleResult], *, planned: int |
         themes=themes,
         other_tags=other,
         consult=summarize_consult(ordered) if config.kind == "consult" else None,
+        provenance=config.provenance,
     )
 
 

@@ -1,7 +1,9 @@
 """The graders behind the ``Grader`` protocol: rule, LLM judge, and the hybrid of both.
 
 * ``RuleGrader`` (verifier/rule_grader.py) decides items that carry a machine ``check``.
-* ``JudgeGrader`` (verifier/judge.py) asks an LLM judge with HealthBench's rules.
+* ``JudgeGrader`` (verifier/judge.py) asks an LLM judge with HealthBench's rules, through a named
+  prompt (verifier/grader_prompts.py): ``medverifier`` (hardened; /v1/verify and training) or
+  ``healthbench`` (HealthBench's own template; comparable numbers).
 * ``HybridGrader`` uses the rule where a check exists and the judge otherwise; with no judge the
   unchecked items are unscored (counted, never "not met").
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
+from verifier.grader_prompts import GRADER_PROMPT_NAMES, GraderPrompt, grader_prompt
 from verifier.judge import (
     GRADER_PROMPT_VERSION,
     JudgeGrader,
@@ -27,7 +30,9 @@ from verifier.types import Case, CriterionResult, Message, RubricItem
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "GRADER_PROMPT_NAMES",
     "GRADER_PROMPT_VERSION",
+    "GraderPrompt",
     "HybridGrader",
     "JudgeCache",
     "JudgeGrader",
@@ -35,6 +40,7 @@ __all__ = [
     "RuleGrader",
     "Verdict",
     "grader_for",
+    "grader_prompt",
     "parse_verdict",
     "parse_verdicts",
 ]

@@ -2,12 +2,14 @@
 ``ideal_completions_data``) and graded-response files, loaded with errors that name file, line and field.
 
 A real HealthBench JSONL file loads unchanged; this project's records may add a machine ``check``
-to rubric items.
+to rubric items. ``check_gradable`` refuses a grading set-up under which no item could be decided.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -16,6 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from verifier.types import Message, RubricItem, RubricTask
 
 T = TypeVar("T", bound=BaseModel)
+
+logger = logging.getLogger(__name__)
+
+NO_GRADER_HINT = ("give a judge (--judge MODEL; --judge-base-url URL for a served one), or pass --grading rule "
+                  "to run the rule checks alone")
 
 
 class DataFileError(ValueError):
@@ -110,3 +117,26 @@ def load_healthbench(path: str | Path) -> list[HealthBenchRecord]:
 
 def load_responses(path: str | Path) -> list[ResponseRecord]:
     return _load_jsonl(path, ResponseRecord)
+
+
+class NotGradable(ValueError):
+    """No rubric item could be decided with the grading that was asked for; the message names the options."""
+
+
+def check_gradable(items: Iterable[RubricItem], *, grading: str, has_judge: bool) -> None:
+    """Refuse, before any response is sampled or graded, a set-up in which no item could be decided.
+
+    Without a judge only items with a machine ``check`` are decided; the rest are unscored. When none
+    has one (any real HealthBench file), every response would be produced for nothing. An explicit
+    ``grading="rule"`` is the user asking for exactly that, and is let through.
+    """
+    if grading == "rule" or has_judge:
+        return
+    items = list(items)
+    checked = sum(1 for item in items if item.check is not None)
+    if items and checked == 0:
+        raise NotGradable(f"none of the {len(items)} rubric items has a rule check and no judge is configured, "
+                          f"so every item would be unscored: {NO_GRADER_HINT}")
+    if checked < len(items):
+        logger.warning("%d of %d rubric items have no rule check and no judge: they stay unscored (%s)",
+                       len(items) - checked, len(items), NO_GRADER_HINT)

@@ -1,5 +1,7 @@
-"""A judge-reply cache keyed by (judge model, prompt), in SQLite.
+"""A judge-reply cache keyed by (judge model, grader template, prompt), in SQLite.
 
+The template is the ``GraderPrompt``'s identity (name, SHA-256 of its text, system message), so a reply
+given to one template never answers for another, even where two templates render the same text.
 Only replies that parsed are stored, so a failed judgement is retried on the next run. The default
 file is ``$MEDVERIFIER_HOME/judge_cache.sqlite``; ``":memory:"`` keeps it in the process.
 """
@@ -22,8 +24,8 @@ def default_cache_path() -> Path:
     return home / "judge_cache.sqlite"
 
 
-def cache_key(model: str, prompt: str) -> str:
-    return hashlib.sha256(f"{model}\x00{prompt}".encode()).hexdigest()
+def cache_key(model: str, prompt: str, template: str) -> str:
+    return hashlib.sha256(f"{model}\x00{template}\x00{prompt}".encode()).hexdigest()
 
 
 class JudgeCache:
@@ -37,16 +39,19 @@ class JudgeCache:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS judge_cache ("
             " key TEXT PRIMARY KEY, model TEXT NOT NULL, reply TEXT NOT NULL,"
-            " created REAL NOT NULL)"
+            " created REAL NOT NULL, template TEXT NOT NULL DEFAULT '')"
         )
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(judge_cache)")}
+        if "template" not in columns:  # a cache file from before templates were part of the key
+            self._db.execute("ALTER TABLE judge_cache ADD COLUMN template TEXT NOT NULL DEFAULT ''")
         self._db.commit()
         self.hits = 0
         self.misses = 0
 
-    def get(self, model: str, prompt: str) -> str | None:
+    def get(self, model: str, prompt: str, *, template: str) -> str | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT reply FROM judge_cache WHERE key = ?", (cache_key(model, prompt),)
+                "SELECT reply FROM judge_cache WHERE key = ?", (cache_key(model, prompt, template),)
             ).fetchone()
         if row is None:
             self.misses += 1
@@ -54,11 +59,11 @@ class JudgeCache:
         self.hits += 1
         return str(row[0])
 
-    def put(self, model: str, prompt: str, reply: str) -> None:
+    def put(self, model: str, prompt: str, reply: str, *, template: str) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO judge_cache (key, model, reply, created) VALUES (?, ?, ?, ?)",
-                (cache_key(model, prompt), model, reply, time.time()),
+                "INSERT OR REPLACE INTO judge_cache (key, model, reply, created, template) VALUES (?, ?, ?, ?, ?)",
+                (cache_key(model, prompt, template), model, reply, time.time(), template),
             )
             self._db.commit()
 

@@ -11,12 +11,18 @@ positive points anywhere, so it is never scored.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from evaluation import specs
 from evaluation.healthbench_eval import HealthBenchEval
 from evaluation.specs import ClientSpec, GraderSpec
+from serving.cli import app
+from tests.evaluation.fakes import ScriptedPolicy
+from verifier.healthbench import NotGradable
 from verifier.scoring import bootstrap_std, clipped_mean, length_adjusted
 
 DATA = Path(__file__).parent / "data" / "tiny_healthbench.jsonl"
@@ -63,9 +69,42 @@ async def test_limit_is_a_seeded_sample(tmp_path: Path, isolated_home: Path) -> 
     assert len(ids) == 2 and ids == [e.example_id for e in again.examples()]
 
 
-async def test_rule_only_grading_leaves_unchecked_items_unscored(tmp_path: Path, isolated_home: Path) -> None:
-    evaluation = HealthBenchEval.create(DATA, policy=POLICY, grader=GraderSpec(kind="hybrid"),
+async def test_explicit_rule_grading_leaves_unchecked_items_unscored(tmp_path: Path, isolated_home: Path) -> None:
+    evaluation = HealthBenchEval.create(DATA, policy=POLICY, grader=GraderSpec(kind="rule"),
                                         runs_dir=tmp_path, run_name="rule")
     summary = await evaluation.run(show_progress=False)
     assert summary.score is None and summary.n_scored == 0
     assert summary.unscored_items == 9
+    assert summary.provenance is not None and summary.provenance.judge_template is None
+
+
+async def test_no_checks_and_no_judge_stops_before_any_policy_call(tmp_path: Path, isolated_home: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    policy = ScriptedPolicy()
+    monkeypatch.setitem(specs._clients, POLICY.cache_key(), policy)
+    evaluation = HealthBenchEval.create(DATA, policy=POLICY, grader=GraderSpec(kind="hybrid"),
+                                        runs_dir=tmp_path, run_name="nothing-to-grade")
+    with pytest.raises(NotGradable, match=r"--judge MODEL.*--judge-base-url.*--grading rule"):
+        await evaluation.run(show_progress=False)
+    assert policy.calls == 0
+    assert not (tmp_path / "nothing-to-grade" / "results.sqlite").exists()
+
+
+def test_cli_no_checks_and_no_judge_exits_2_before_sampling(tmp_path: Path, isolated_home: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "calls.log"
+    monkeypatch.setenv("SCRIPTED_CALL_LOG", str(log))
+    result = CliRunner().invoke(app, ["eval", "healthbench", str(DATA), "--model", POLICY.model,
+                                      "--runs-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 2, result.output
+    for option in ("--judge MODEL", "--judge-base-url", "--grading rule"):
+        assert option in result.output
+    assert not log.exists()  # the policy was never called
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps({"prompt_id": i, "response": "see a doctor"}) + "\n" for i in "abc"))
+    graded = CliRunner().invoke(app, ["grade", "--data", str(DATA), "--responses", str(responses)])
+    assert graded.exit_code == 2 and "--grading rule" in graded.output and "Traceback" not in graded.output
+    explicit = CliRunner().invoke(app, ["grade", "--data", str(DATA), "--responses", str(responses),
+                                        "--grading", "rule"])
+    assert explicit.exit_code == 0, explicit.output
+    assert json.loads(explicit.output[explicit.output.index("{"):])["unscored_items"] == 9
