@@ -2,7 +2,7 @@
 
 Side by side in one run: raw ``model.generate`` at batch 1, the client for one stream, and the
 client serving 16 concurrent ``complete()`` calls (64 new tokens each, sampling), and the same two
-client figures with the weights not prepacked for decoding (``pack_weights=False``, see policy/packed.py).
+client figures with the weights not prepacked for decoding (``pack_weights=False``, see policy/engine/packed.py).
 Targets: concurrent/single >= 3.5x; single-stream client >= 85% of raw generate.
 """
 
@@ -15,7 +15,7 @@ import time
 
 import torch
 
-from policy.local import LocalChatClient
+from policy.engine.client import LocalChatClient
 from policy.model import load_model
 from verifier.types import Message
 
@@ -99,7 +99,7 @@ def main() -> None:
         "unpacked_concurrent_tok_s": round(max(many_unpacked), 2),
         "packing_speedup_single": round(max(one) / max(one_unpacked), 2),
         "packing_speedup_concurrent": round(max(many) / max(many_unpacked), 2),
-        "batch_sizes_seen": sorted(set(client.batch_sizes)),
+        "batch_sizes_seen": sorted(set(client.stats.batch_sizes)),
     }
     print(json.dumps(figures))
 

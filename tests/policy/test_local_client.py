@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from policy.local import LocalChatClient
+from policy.engine.client import LocalChatClient
 from policy.model import embedded_checkpoint_dir
 from verifier.types import Message
 
@@ -59,7 +59,7 @@ async def test_greedy_alone_equals_greedy_inside_a_padded_batch(embedded):
     client = LocalChatClient(embedded, max_batch_size=8, batch_wait_ms=50)
     alone = [(await client.complete(_msgs(p), max_tokens=24)).tokens for p in PROMPTS]
     together = await asyncio.gather(*(client.complete(_msgs(p), max_tokens=24) for p in PROMPTS))
-    assert client.admitted[-1] == len(PROMPTS)  # all eight were prefilled and decoded together
+    assert client.stats.admitted[-1] == len(PROMPTS)  # all eight were prefilled and decoded together
     assert [c.tokens for c in together] == alone
 
 
@@ -67,10 +67,10 @@ async def test_concurrent_requests_share_forward_passes(embedded):
     client = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=50)
     results = await asyncio.gather(*(client.complete(_msgs(p), max_tokens=8) for p in PROMPTS))
     tokens = sum(len(r.tokens) for r in results)
-    assert max(client.batch_sizes) == 4  # bounded by max_batch_size
-    assert sum(client.admitted) == len(PROMPTS)
+    assert max(client.stats.batch_sizes) == 4  # bounded by max_batch_size
+    assert sum(client.stats.admitted) == len(PROMPTS)
     # One forward pass per decoding step of the running batch, not per request.
-    assert tokens > 2 * client.forward_passes
+    assert tokens > 2 * client.stats.forward_passes
 
 
 async def test_a_request_joins_the_running_batch_and_leaves_when_done(embedded):
@@ -80,26 +80,26 @@ async def test_a_request_joins_the_running_batch_and_leaves_when_done(embedded):
     client = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0)
     long_alone = (await client.complete(_msgs(PROMPTS[0]), max_tokens=40)).tokens
     short_alone = (await client.complete(_msgs(PROMPTS[4]), max_tokens=6)).tokens
-    admitted_before, steps_before = len(client.admitted), len(client.batch_sizes)
+    admitted_before, steps_before = len(client.stats.admitted), client.stats.decode_steps
     long_task = asyncio.ensure_future(client.complete(_msgs(PROMPTS[0]), max_tokens=40))
-    while len(client.batch_sizes) < steps_before + 5:  # the long request is decoding
+    while client.stats.decode_steps < steps_before + 5:  # the long request is decoding
         await asyncio.sleep(0.01)
     short = await client.complete(_msgs(PROMPTS[4]), max_tokens=6)
     assert not long_task.done(), "the short request should come back while the long one still decodes"
     long = await long_task
-    assert client.admitted[admitted_before:] == [1, 1]
-    assert max(client.batch_sizes[steps_before:]) == 2  # they shared decoding steps
+    assert client.stats.admitted[admitted_before:] == [1, 1]
+    assert max(client.stats.batch_sizes[steps_before:]) == 2  # they shared decoding steps
     assert short.tokens == short_alone
     assert long.tokens == long_alone
 
 
 async def test_closing_fails_waiting_requests_clearly(embedded):
-    from policy.local import ClientClosedError
+    from policy.engine.api import ClientClosedError
 
     client = LocalChatClient(embedded, max_batch_size=1, batch_wait_ms=0)
     running = asyncio.ensure_future(client.complete(_msgs(PROMPTS[0]), max_tokens=200))
     waiting = asyncio.ensure_future(client.complete(_msgs(PROMPTS[1]), max_tokens=8))
-    while not client.batch_sizes:
+    while not client.stats.batch_sizes:
         await asyncio.sleep(0.01)
     await client.aclose()
     for task in (running, waiting):
@@ -129,6 +129,56 @@ async def test_stream_yields_the_same_text_as_complete(local_client):
     assert "".join(pieces) == whole.text
 
 
+async def test_stream_completion_ends_with_the_requests_own_completion(local_client):
+    # What the OpenAI-compatible server streams: the pieces, then the exact finish_reason and usage.
+    from policy.engine.api import StreamingChatClient
+    from verifier.llm import Completion
+
+    assert isinstance(local_client, StreamingChatClient)
+    for options in ({"max_tokens": 12}, {"max_tokens": 40, "stop": ["."]}):
+        whole = await local_client.complete(_msgs(PROMPTS[1]), **options)
+        items = [item async for item in local_client.stream_completion(_msgs(PROMPTS[1]), **options)]
+        final = items[-1]
+        assert isinstance(final, Completion) and all(isinstance(piece, str) for piece in items[:-1])
+        assert "".join(items[:-1]) == final.text == whole.text
+        assert final.tokens == whole.tokens and final.finish_reason == whole.finish_reason
+        assert final.usage == whole.usage
+        assert final.usage.prompt_tokens == len(local_client.render_prompt(_msgs(PROMPTS[1])))
+    assert whole.finish_reason == "stop"  # the second round stopped at "."
+    assert (await local_client.complete(_msgs(PROMPTS[1]), max_tokens=12)).finish_reason == "length"
+
+
+async def test_a_stream_left_early_leaves_the_batch(embedded):
+    client = LocalChatClient(embedded, max_batch_size=2, batch_wait_ms=0)
+    pieces = client.stream(_msgs(PROMPTS[0]), max_tokens=200)
+    async for _ in pieces:
+        break
+    await pieces.aclose()
+    before = client.stats.generated_tokens
+    await asyncio.sleep(1.0)
+    assert client.stats.generated_tokens - before <= 2  # the row left at the next step, not after 200 tokens
+    assert (await client.complete(_msgs(PROMPTS[2]), max_tokens=4)).finish_reason == "length"
+
+
+async def test_a_stop_string_at_the_very_start_leaves_an_empty_reply(local_client):
+    full = await local_client.complete(_msgs(PROMPTS[1]), max_tokens=8)
+    cut = await local_client.complete(_msgs(PROMPTS[1]), max_tokens=8, stop=[full.text[:2]])
+    assert cut.finish_reason == "stop" and cut.text == ""  # never the stop string itself
+
+
+async def test_stats_count_what_the_engine_did(embedded):
+    client = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=50)
+    results = await asyncio.gather(*(client.complete(_msgs(p), max_tokens=6) for p in PROMPTS[:3]))
+    stats = client.stats.snapshot()
+    assert stats.generated_tokens == sum(len(r.tokens) for r in results)
+    assert stats.prompt_tokens == sum(r.usage.prompt_tokens for r in results)
+    assert stats.admitted == [3] and stats.admissions == 1
+    assert stats.prefill_passes == stats.forward_passes - stats.decode_steps >= 1
+    assert 1 <= stats.mean_batch <= 3 and stats.prefill_seconds > 0 and stats.decode_seconds > 0
+    assert client.generated_tokens == stats.generated_tokens  # TokenCountingClient, read by /metrics
+    assert client.queue_depth == 0  # QueueingClient: nothing waits once all are answered
+
+
 async def test_bad_requests_fail_clearly(local_client):
     with pytest.raises(ValueError, match="max_tokens"):
         await local_client.complete(_msgs("hi"), max_tokens=0)
@@ -145,13 +195,13 @@ async def test_the_next_turn_of_a_conversation_reuses_the_cached_prefix(embedded
     fresh = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0, prefix_cache_mb=0)
     first = await cached.complete(_msgs(PROMPTS[0]), max_tokens=24)
     second_turn = [*_msgs(PROMPTS[0]), Message(role="assistant", content=first.text), *_msgs("And what should I do?")]
-    hits_before = cached.prefix_hit_tokens
+    hits_before = cached.stats.prefix_hit_tokens
     reused = await cached.complete(second_turn, max_tokens=24)
-    hit = cached.prefix_hit_tokens - hits_before
+    hit = cached.stats.prefix_hit_tokens - hits_before
     assert hit >= len(cached.render_prompt(_msgs(PROMPTS[0]))) - 3  # at least the first turn's prompt
     assert hit < len(cached.render_prompt(second_turn))
     assert reused.tokens == (await fresh.complete(second_turn, max_tokens=24)).tokens
-    assert fresh.prefix_hit_tokens == 0
+    assert fresh.stats.prefix_hit_tokens == 0
 
 
 async def test_requests_arriving_together_prefill_their_shared_start_once(embedded):
@@ -162,9 +212,9 @@ async def test_requests_arriving_together_prefill_their_shared_start_once(embedd
     cached = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=50)
     fresh = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=50, prefix_cache_mb=0)
     together = await asyncio.gather(*(cached.complete(c, max_tokens=12) for c in chats))
-    assert cached.admitted == [4]  # admitted in one go
+    assert cached.stats.admitted == [4]  # admitted in one go
     shared = len(cached.render_prompt([system])) - 5
-    assert cached.prefix_hit_tokens >= 3 * shared  # three followers reused the first one's start
+    assert cached.stats.prefix_hit_tokens >= 3 * shared  # three followers reused the first one's start
     assert [c.tokens for c in together] == [(await fresh.complete(c, max_tokens=12)).tokens for c in chats]
 
 
@@ -173,26 +223,26 @@ async def test_cached_prefixes_are_dropped_when_the_weights_change(embedded):
 
     client = LocalChatClient(embedded, max_batch_size=2, batch_wait_ms=0)
     await client.complete(_msgs(PROMPTS[1]), max_tokens=4)
-    assert client._prefixes.entries
+    assert client.prefix_cache.entries
     with torch.no_grad():  # an in-place update like an optimizer step's (adding 0 leaves the values)
         next(embedded.model.parameters()).add_(0.0)
-    before = client.prefix_hit_tokens
+    before = client.stats.prefix_hit_tokens
     await client.complete(_msgs(PROMPTS[1]), max_tokens=4)
-    assert client.prefix_hit_tokens == before, "a prefix computed with the old weights was reused"
+    assert client.stats.prefix_hit_tokens == before, "a prefix computed with the old weights was reused"
     await client.complete(_msgs(PROMPTS[1]), max_tokens=4)
-    assert client.prefix_hit_tokens > before  # with unchanged weights the cache serves again
+    assert client.stats.prefix_hit_tokens > before  # with unchanged weights the cache serves again
 
 
 def test_roomy_cache_layer_appends_in_place_and_pads_joined_rows_with_zeros():
     import torch
 
-    from policy.local import _RoomyLayer
+    from policy.engine.kv import KV, RoomyLayer
 
     short = torch.randn(1, 3, 2, 4), torch.randn(1, 3, 2, 4)
     long = torch.randn(2, 3, 5, 4), torch.randn(2, 3, 5, 4)
-    layer = _RoomyLayer.empty(long[0], capacity=4, width=5)
+    layer = RoomyLayer.empty(long[0], capacity=4, width=5)
     assert layer.fits(3, 5)
-    layer.join([long, short])
+    layer.join([KV(*long), KV(*short)])
     assert layer.keys.shape == (3, 3, 5, 4)
     assert torch.equal(layer.keys[:2], long[0]) and torch.equal(layer.values[2, :, 3:], short[1][0])
     assert not layer.keys[2, :, :3].any()  # left padding of the shorter row is zero, never garbage
@@ -218,10 +268,10 @@ def test_the_running_batch_keeps_every_rows_tokens_as_rows_come_and_go():
     import torch
     from transformers import DynamicCache
 
-    from policy.local import _Batch
+    from policy.engine.kv import Prefilled, RunningBatch
 
     rng = random.Random(0)
-    batch = _Batch(max_rows=6)
+    batch = RunningBatch(max_rows=6, spliceable=True)
     tokens: dict[int, torch.Tensor] = {}  # request -> its keys so far [heads, n, dim]
     next_id = 0
 
@@ -232,9 +282,9 @@ def test_the_running_batch_keeps_every_rows_tokens_as_rows_come_and_go():
             keys = torch.randn(1, 2, n, 3)
             tokens[next_id] = keys[0]
             cache = DynamicCache([(keys.clone(), -keys.clone())])
-            groups.append(([next_id], torch.ones(1, n, dtype=torch.long), cache))
+            groups.append(Prefilled([next_id], torch.ones(1, n, dtype=torch.long), cache))  # type: ignore[list-item]
             next_id += 1
-        batch.extend(groups, spliceable=True)
+        batch.extend(groups)
 
     def check() -> None:
         layer = batch.cache.layers[0]
@@ -258,25 +308,26 @@ def test_the_running_batch_keeps_every_rows_tokens_as_rows_come_and_go():
         check()
         if round_ % 3 == 0 and len(batch) > 1:
             keep = sorted(rng.sample(range(len(batch)), rng.randint(1, len(batch) - 1)))
-            batch.keep(keep, spliceable=True)
+            batch.keep(keep)
             check()
         if round_ % 4 == 1 and len(batch) < 6:
             width = batch.attention.shape[1]
             join([rng.choice([2, width, width + 30, width + 100])][: 6 - len(batch)])
             check()
-    batch.keep([], spliceable=True)
+    batch.keep([])
     assert len(batch) == 0 and batch.cache is None
 
 
 def test_prefix_cache_keeps_one_entry_per_growing_conversation():
     import torch
 
-    from policy.local import _PrefixCache
+    from policy.engine.kv import KV
+    from policy.engine.prefix import PrefixCache
 
-    def kv(n: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
-        return [(torch.zeros(1, 1, n, 2), torch.zeros(1, 1, n, 2))]
+    def kv(n: int) -> list[KV]:
+        return [KV(torch.zeros(1, 1, n, 2), torch.zeros(1, 1, n, 2))]
 
-    cache = _PrefixCache(max_bytes=10_000)
+    cache = PrefixCache(max_bytes=10_000)
     turn1, turn2, other = list(range(20)), list(range(30)), [7] * 25
     cache.add(turn1, kv(20))
     cache.add(other, kv(25))
@@ -291,7 +342,7 @@ def test_prefix_cache_keeps_one_entry_per_growing_conversation():
 def test_sampling_follows_the_softmax_and_top_p():
     import torch
 
-    from policy.local import sample_token
+    from policy.engine.sampling import sample_token
 
     logits = torch.log(torch.tensor([0.1, 0.0, 0.6, 0.3]))
     generator = torch.Generator().manual_seed(0)
@@ -305,7 +356,7 @@ def test_sampling_follows_the_softmax_and_top_p():
 def test_a_batch_of_rows_samples_what_each_row_samples_alone():
     import torch
 
-    from policy.local import sample_token, sample_tokens
+    from policy.engine.sampling import sample_token, sample_tokens
 
     logits = torch.randn(6, 500) * 3
     temperatures = [0.0, 0.3, 0.8, 1.0, 0.0, 1.3]
@@ -324,7 +375,7 @@ def test_a_batch_of_rows_samples_what_each_row_samples_alone():
 _EXIT_RIGHT_AFTER_A_REPLY = textwrap.dedent(
     """
     import asyncio
-    from policy.local import LocalChatClient
+    from policy.engine.client import LocalChatClient
     from verifier.types import Message
 
     client = LocalChatClient.from_spec("embedded")
@@ -336,7 +387,7 @@ _EXIT_RIGHT_AFTER_A_REPLY = textwrap.dedent(
 def test_a_process_that_exits_right_after_a_reply_exits_cleanly(embedded):
     # The decoding thread keeps working (caching the prefix) after it hands the reply back; a process
     # that exits at once used to abort in torch ("terminate called without an active exception",
-    # exit -6) in about 3 runs of 4. The atexit hook in policy.local stops the thread first.
+    # exit -6) in about 3 runs of 4. The atexit hook in policy.engine.engine stops the thread first.
     for _ in range(3):
         result = subprocess.run(
             [sys.executable, "-c", _EXIT_RIGHT_AFTER_A_REPLY], capture_output=True, text=True, timeout=300

@@ -7,8 +7,8 @@ import asyncio
 
 import torch
 
-from policy import packed as packed_mod
-from policy.packed import PackedLinears, packing_supported
+from policy.engine import packed as packed_mod
+from policy.engine.packed import PackedLinears, packing_supported
 
 
 def _mlp() -> torch.nn.Sequential:
@@ -69,7 +69,7 @@ def test_layers_with_their_own_forward_and_other_dtypes_are_left_alone(monkeypat
 
 
 async def test_the_embedded_model_decodes_the_same_tokens_packed_or_not(embedded, monkeypatch) -> None:
-    from policy.local import LocalChatClient
+    from policy.engine.client import LocalChatClient
     from verifier.types import Message
 
     prompts = ["What are the warning signs of a stroke?", "Name three fruits.", "What is diabetes?"]
@@ -77,10 +77,10 @@ async def test_the_embedded_model_decodes_the_same_tokens_packed_or_not(embedded
     passes: list[int] = []
     for pack in (True, False):
         client = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=50, pack_weights=pack, prefix_cache_mb=0)
-        assert (client._packed is not None) is pack
+        assert (client.packed is not None) is pack
         if pack:  # count the passes that ran on packed weights
-            real_active = client._packed.active
-            monkeypatch.setattr(client._packed, "active", lambda real=real_active: passes.append(1) or real())
+            real_active = client.packed.active
+            monkeypatch.setattr(client.packed, "active", lambda real=real_active: passes.append(1) or real())
         outs = await asyncio.gather(*(client.complete([Message(role="user", content=p)], max_tokens=24) for p in prompts))
         await client.aclose()
         runs[pack] = [o.tokens for o in outs]
@@ -97,3 +97,4 @@ def test_a_model_cast_after_packing_runs_the_plain_layers() -> None:
     assert out.dtype == torch.bfloat16
     with torch.no_grad():
         torch.testing.assert_close(out, model(x.to(torch.bfloat16)))
+

@@ -5,13 +5,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import weakref
 
+import pytest
 import torch
 from transformers.cache_utils import DynamicCache
 
-from policy import local as local_mod
-from policy.local import LocalChatClient, _RoomyLayer
-from policy.ragged import PLAN_KWARG, RAGGED, RaggedPlan, RaggedSegment, ragged_attention, ragged_supported
+from policy.engine import passes as passes_mod
+from policy.engine import ragged as ragged_mod
+from policy.engine.client import LocalChatClient
+from policy.engine.kv import KV, RoomyLayer
+from policy.engine.ragged import (
+    PLAN_KWARG,
+    RAGGED,
+    RaggedPlan,
+    RaggedSegment,
+    ragged_attention,
+    ragged_supported,
+    ragged_unsupported,
+)
 from verifier.types import Message
 
 QUESTION = "What are the warning signs of a stroke?"
@@ -39,7 +52,7 @@ def test_one_ragged_pass_computes_what_separate_passes_do(embedded):
     def batch_cache() -> DynamicCache:
         out = model(input_ids=rows, attention_mask=attention, position_ids=(attention.cumsum(-1) - 1).clamp(min=0), use_cache=True)
         cache = out.past_key_values
-        cache.layers = [_RoomyLayer.stacked([(layer.keys, layer.values)], width) for layer in cache.layers]
+        cache.layers = [RoomyLayer.stacked([KV(layer.keys, layer.values)], width) for layer in cache.layers]
         return cache
 
     def prefix_cache(ids: torch.Tensor) -> DynamicCache:
@@ -82,9 +95,9 @@ async def _next_turn_while_another_decodes(client: LocalChatClient) -> tuple[lis
     """Cache a first turn, then ask its follow-up while a long request decodes; both outputs' tokens."""
     first = await client.complete(_msgs(QUESTION), max_tokens=16)
     second_turn = [*_msgs(QUESTION), Message(role="assistant", content=first.text), *_msgs("And what should I do?")]
-    steps_before = len(client.batch_sizes)
+    steps_before = client.stats.decode_steps
     long_task = asyncio.ensure_future(client.complete(_msgs(OTHER), max_tokens=40))
-    while len(client.batch_sizes) < steps_before + 3:  # the long request is decoding
+    while client.stats.decode_steps < steps_before + 3:  # the long request is decoding
         await asyncio.sleep(0.01)
     follow_up = await client.complete(second_turn, max_tokens=16)
     assert not long_task.done()
@@ -94,36 +107,73 @@ async def _next_turn_while_another_decodes(client: LocalChatClient) -> tuple[lis
 async def test_the_next_turn_rides_along_the_running_batch_and_answers_the_same(embedded):
     fused = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0)
     follow_up, long = await _next_turn_while_another_decodes(fused)
-    assert fused.fused_prefills == 1
-    assert fused.prefix_hit_tokens > 0
+    assert fused.fuses_prefills
+    assert fused.stats.fused_prefills == 1
+    assert fused.stats.prefix_hit_tokens > 0
     # The same requests with every prefill in its own pass.
     plain = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0, fuse_prefills=False)
     assert await _next_turn_while_another_decodes(plain) == (follow_up, long)
-    assert plain.fused_prefills == 0
+    assert not plain.fuses_prefills and plain.stats.fused_prefills == 0
 
 
-async def test_a_model_that_ignores_the_ragged_attention_falls_back_without_losing_requests(embedded, monkeypatch):
-    # As if the model did not dispatch attention through transformers' interface: the ragged pass sees
-    # no layer, so the step is taken back and run as separate passes; later steps do not try again.
-    monkeypatch.setattr(local_mod, "ragged_attention", lambda model: contextlib.nullcontext())
+@pytest.fixture
+def unlearnt(monkeypatch):
+    """Clients built in the test probe their model afresh (what was learnt is kept per model)."""
+    monkeypatch.setattr(passes_mod, "_LEARNT", weakref.WeakKeyDictionary())
+
+
+async def test_a_model_that_ignores_the_ragged_attention_is_served_without_it_from_the_start(embedded, monkeypatch, unlearnt):
+    # As if the model did not dispatch attention through transformers' interface: the probe pass at
+    # construction sees no layer take it, so this client never tries a ragged pass.
+    monkeypatch.setattr(ragged_mod, "ragged_attention", lambda model: contextlib.nullcontext())
     client = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0)
-    follow_up, long = await _next_turn_while_another_decodes(client)
-    assert client.fused_prefills == 0
-    assert not client._fuse_prefills
+    assert not client.fuses_prefills
+    assert "0 of" in client.traits.ragged_off_because
     monkeypatch.undo()
+    follow_up, long = await _next_turn_while_another_decodes(client)
+    assert client.stats.fused_prefills == 0
     plain = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0, fuse_prefills=False)
     assert await _next_turn_while_another_decodes(plain) == (follow_up, long)
+
+
+def test_a_model_passing_attention_arguments_the_pass_does_not_model_is_found_at_construction(embedded, monkeypatch, unlearnt):
+    # A model whose layers pass a sliding window to their attention (Mistral-style): found by the probe.
+    model = embedded.model
+    monkeypatch.setattr(model, "forward", functools.partial(model.forward, sliding_window=4))
+    assert ragged_supported(model)  # the interface and config look right ...
+    assert "0 of" in ragged_unsupported(model)  # ... but no layer takes the pass
+    assert not LocalChatClient(embedded).fuses_prefills
+
+
+async def test_a_ragged_pass_no_layer_takes_any_more_fails_its_requests_loudly(embedded, monkeypatch, unlearnt):
+    # Decided at construction, never taken back mid-step: a model changed since then fails the turn.
+    client = LocalChatClient(embedded, max_batch_size=4, batch_wait_ms=0)
+    assert client.fuses_prefills
+    first = await client.complete(_msgs(QUESTION), max_tokens=16)
+    second_turn = [*_msgs(QUESTION), Message(role="assistant", content=first.text), *_msgs("And what should I do?")]
+    monkeypatch.setattr(passes_mod, "ragged_attention", lambda model: contextlib.nullcontext())
+    steps_before = client.stats.decode_steps
+    long_task = asyncio.ensure_future(client.complete(_msgs(OTHER), max_tokens=40))
+    while client.stats.decode_steps < steps_before + 3:  # the long request is decoding
+        await asyncio.sleep(0.01)
+    with pytest.raises(RuntimeError, match="took it when the client was built"):
+        await client.complete(second_turn, max_tokens=16)  # it rides along the long request's step ...
+    with pytest.raises(RuntimeError, match="took it when the client was built"):
+        await long_task  # ... which fails with it: no silent fallback
+    monkeypatch.undo()
+    assert (await client.complete(_msgs(QUESTION), max_tokens=4)).finish_reason == "length"  # the engine goes on
 
 
 def test_models_without_sdpa_attention_do_not_use_ragged_passes(embedded, monkeypatch):
     monkeypatch.setattr(embedded.model.config, "_attn_implementation_internal", "eager")
     assert not ragged_supported(embedded.model)
-    assert not LocalChatClient(embedded)._fuse_prefills
+    assert "sdpa" in ragged_unsupported(embedded.model)
+    assert not LocalChatClient(embedded).fuses_prefills
 
 
 def test_attention_the_ragged_pass_does_not_model_leaves_every_cache_alone(embedded):
     # A model that passes a sliding window (or soft-capping, or sinks) to its attention: no layer takes
-    # the ragged path, so no cache is extended and the client falls back to separate passes.
+    # the ragged path, so no cache is extended (the probe at construction relies on this).
     model = embedded.model
     prefix = torch.randint(100, 30000, (1, 10))
     with torch.inference_mode():

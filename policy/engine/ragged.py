@@ -12,7 +12,10 @@ padding masked), each prompt against its own cached prefix (causal).
 The attention piece is an ``AttentionInterface`` function registered under ``RAGGED``; a model uses
 it while ``ragged_attention(model)`` is active, for passes that carry a ``RaggedPlan`` (any other pass
 goes to ``sdpa`` as usual). Supported: models that dispatch through transformers' attention
-interface with ``sdpa`` attention (Llama, Qwen, Mistral, SmolLM and most decoder-only models).
+interface with ``sdpa`` attention (Llama, Qwen, SmolLM and most decoder-only models) and pass it no
+argument the pass does not model (a sliding window, soft-capping, sinks). Whether a model is served
+so is decided once, when the engine is built (``ragged_unsupported``: the interface and the config,
+then one tiny probe pass); an engine that found it unsupported never tries.
 
 Measured on the 2-core machine with the embedded model: 8 decoding rows with a 400-token cache plus a
 50-token prompt continuing a 400-token prefix took 240 ms fused against 280–310 ms as two passes.
@@ -80,7 +83,7 @@ def _ragged_attention(
         return sdpa_attention_forward(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs)
     if any(kwargs.get(name) is not None for name in _UNSUPPORTED):
         # Sliding windows, soft-capping or attention sinks: not modelled here. No cache is touched and
-        # no layer counts as seen, so the caller takes the pass back and runs it the plain way.
+        # no layer counts as seen, so the probe at construction finds the model unsupported.
         return sdpa_attention_forward(module, query, key, value, None, dropout=dropout, scaling=scaling)
     layer = module.layer_idx
     plan.layers_seen.add(layer)
@@ -105,7 +108,7 @@ def _ragged_attention(
 AttentionInterface.register(RAGGED, _ragged_attention)
 
 
-def _attention_configs(model: torch.nn.Module) -> list[Any]:
+def attention_configs(model: torch.nn.Module) -> list[Any]:
     """The configs the model's attention layers read their implementation from (one for most models);
     looked up once per model, not at every pass."""
     configs = _CONFIGS.get(model)
@@ -117,12 +120,45 @@ def _attention_configs(model: torch.nn.Module) -> list[Any]:
 
 def ragged_supported(model: torch.nn.Module) -> bool:
     """Whether ``model`` dispatches attention through transformers' interface, using ``sdpa``."""
-    configs = _attention_configs(model)
+    configs = attention_configs(model)
     return (
         bool(getattr(model, "_supports_attention_backend", False))
         and bool(configs)
         and all(getattr(c, "_attn_implementation", None) == "sdpa" for c in configs)
     )
+
+
+def ragged_unsupported(model: torch.nn.Module, cache: Any = None) -> str | None:
+    """Why ragged passes cannot serve ``model``, or None when they can.
+
+    The interface and config check first (``ragged_supported``); then one pass of one token after a
+    one-token prefix (``cache``: that prefix's cache from the model, made here when not given; it is
+    extended in place), made as the engine makes ragged passes, must send every layer through the
+    ragged attention: a model that passes its attention an argument the pass does not model, or calls
+    attention some other way, fails here rather than at a decoding step. The caller holds the model
+    (no other forward of it runs meanwhile).
+    """
+    if not ragged_supported(model):
+        return f"{type(model).__name__} does not dispatch attention through transformers' interface with sdpa"
+    device = next(model.parameters()).device
+    one = torch.zeros((1, 1), dtype=torch.long, device=device)
+    try:
+        with torch.inference_mode():
+            if cache is None:
+                out = model(input_ids=one, use_cache=True)
+                cache = getattr(out, "cache", None) or out.past_key_values
+            prefix = cache.get_seq_length()
+            plan = RaggedPlan(0, None, None, [RaggedSegment(cache, prefix=prefix, length=1)])
+            with ragged_attention(model):
+                model(
+                    input_ids=one, position_ids=torch.full((1, 1), prefix, device=device), use_cache=False,
+                    logits_to_keep=torch.zeros(1, dtype=torch.long, device=device), **{PLAN_KWARG: plan},
+                )
+    except Exception as exc:  # any failure of the probe means: serve this model the plain way
+        return f"the probe pass failed: {type(exc).__name__}: {exc}"
+    if len(plan.layers_seen) != len(cache.layers):
+        return f"{len(plan.layers_seen)} of {len(cache.layers)} attention layers took the ragged pass"
+    return None
 
 
 @contextlib.contextmanager
@@ -132,7 +168,7 @@ def ragged_attention(model: torch.nn.Module) -> Iterator[None]:
     Callers hold the model (the local client's model lock): another forward of the same model running
     meanwhile would see the swapped implementation (which, without a plan, is plain ``sdpa``).
     """
-    configs = _attention_configs(model)
+    configs = attention_configs(model)
     before = [c._attn_implementation_internal for c in configs]
     for config in configs:
         config._attn_implementation_internal = RAGGED

@@ -7,10 +7,10 @@ arithmetic. oneDNN can pack each weight once and reuse it. Measured on the 2-cor
 step of 8 rows costs about a quarter less; 16 concurrent requests decode 14% more tokens per second
 (``bench/generation.py`` measures it side by side). A one-row step is slower through oneDNN than
 through MKL's matrix-vector path, and from a few hundred rows on MKL's packing is paid off by the
-arithmetic, so the local client packs passes of 2 to 256 token rows (``policy.local.PACKED_MAX_ROWS``).
+arithmetic, so the local client packs passes of 2 to 256 token rows (``policy.engine.passes.PACKED_MAX_ROWS``).
 
 ``packed_linears(model).active()`` swaps the forward of every ``nn.Linear`` for the packed one while
-the block runs (the local client's decoding steps, and TRL's generation in ``policy.grpo``); the
+the block runs (the local engine's passes, and TRL's generation in ``policy.grpo``); the
 packed weights are kept once per model, however many clients share it. The packed path is taken
 only without autograd (a training forward falls back to the plain layer) and repacks a weight
 whenever it changed (a GRPO step updates weights in place, which bumps their version). Packed copies
