@@ -35,10 +35,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "2")
 
 
 async def _timed(evaluation, executor) -> tuple[float, int]:  # noqa: ANN001 - bench script
+    from evaluation.consult_eval import DIAGNOSIS_JUDGE_VERSION, evaluate_case
+    from evaluation.provenance import consult_prompt_versions
     from evaluation.runner import execute_run
 
     started = time.perf_counter()
-    summary = await execute_run(evaluation.run_dir, evaluation.config, evaluation.examples(),
+    summary = await execute_run(evaluation.run_dir, evaluation.config, evaluation.examples(), evaluate=evaluate_case,
+                                prompts=consult_prompt_versions(evaluation.config, DIAGNOSIS_JUDGE_VERSION),
                                 executor=executor, show_progress=False, write_report=False)
     return time.perf_counter() - started, summary.finished
 
@@ -54,12 +57,12 @@ def main() -> None:
 
     from evaluation.demo import DemoOptions, build_demo
     from evaluation.executors import LocalExecutor, RayExecutor
-    from evaluation.specs import ClientSpec, build_chat_client
+    from policy.clients import ClientSpec, build_client
     from policy.model import prepare_embedded
     from verifier.types import Message
 
     prepare_embedded()
-    client = build_chat_client(ClientSpec(model="embedded"))
+    client = build_client(ClientSpec(model="embedded"))
     asyncio.run(client.complete([Message(role="user", content="hello")], max_tokens=4))  # warm-up
 
     options = DemoOptions(cases=args.size, max_turns=args.max_turns, doctor_max_tokens=args.doctor_max_tokens,
@@ -73,13 +76,13 @@ def main() -> None:
             modes.append(("ray", RayExecutor(concurrency=args.size, num_cpus=2)))
         for name, executor in modes:
             evaluation = build_demo(options, runs_dir=runs, run_name=name)
-            tokens, passes, batches = client.generated_tokens, client.forward_passes, len(client.batch_sizes)
+            tokens, passes, batches = client.generated_tokens, client.stats.forward_passes, len(client.stats.batch_sizes)
             seconds, finished = asyncio.run(_timed(evaluation, executor))
             if name != "ray":  # the Ray actors' own model copies keep their counters to themselves
-                sizes = client.batch_sizes[batches:]
+                sizes = client.stats.batch_sizes[batches:]
                 figures[f"{name}_tokens"] = client.generated_tokens - tokens
                 figures[f"{name}_tokens_per_s"] = round((client.generated_tokens - tokens) / seconds, 1)
-                figures[f"{name}_forward_passes"] = client.forward_passes - passes
+                figures[f"{name}_forward_passes"] = client.stats.forward_passes - passes
                 figures[f"{name}_mean_batch"] = round(sum(sizes) / len(sizes), 2) if sizes else None
             figures[f"{name}_seconds"] = round(seconds, 2)
             figures[f"{name}_finished"] = finished

@@ -20,12 +20,13 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from verifier.data import data_dir  # noqa: E402
 from verifier.healthbench import HealthBenchRecord, load_healthbench  # noqa: E402
 from verifier.judge import JudgeGrader  # noqa: E402
 from verifier.rule_grader import RuleGrader  # noqa: E402
 from verifier.types import Message  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "rubric_tasks" / "medverifier_rubric_tasks.jsonl"
+DATA = data_dir() / "rubric_tasks" / "medverifier_rubric_tasks.jsonl"
 
 
 def conversation(record: HealthBenchRecord) -> list[Message]:
@@ -78,11 +79,11 @@ async def main() -> None:
     if not args.skip_judge:
         import torch
 
-        from policy.local import LocalChatClient
+        from policy.clients import ClientSpec, build_client
 
         torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
         torch_threads = torch.get_num_threads()
-        client = LocalChatClient.from_spec("embedded", max_batch_size=8)
+        client = build_client(ClientSpec(model="embedded", max_batch_size=8))
         per_item = await judge_mode(client, records, batched=False, max_tokens=args.max_tokens)
         batched = await judge_mode(client, records, batched=True, max_tokens=args.max_tokens)
         out["judge_model"] = client.model

@@ -1,14 +1,19 @@
-"""Consultation rollouts: concurrent vs one-after-another, embedded model as doctor and patient.
+"""Consultation rollouts through the one consultation loop: the eval path and the training path.
 
-Runs the same N consultations (same cases, personas and seeds) in one process: one at a time, then all
-at once (their model calls share batches in ``LocalChatClient``), and all at once again with every
-prefill in a pass of its own (no ragged passes, ``ragged_pass_gain``). Prints one JSON line:
-episodes per minute for each, the ratio (target >= 4x), the share of patient replies that needed
-the template fallback, and the longest episode's generated tokens, which bound how full the
-concurrent decoding batches can be (its calls run one after another).
+The same N consultations (same cases, personas and seeds) in one process, embedded model as doctor and
+patient: one at a time, then all at once (their model calls share batches in ``LocalChatClient``), all
+at once again with every prefill in a pass of its own (no ragged passes, ``ragged_pass_gain``), and
+the **training path**: the same loop as GRPO's ``rollout_func`` runs it (``MultiTurnRollout``,
+token-level recording with the model's chat template, the policy on a client of its own beside the
+patient's, every episode at once). Prints one JSON line: episodes per minute for each, the ratio
+(target >= 4x), the share of patient replies that needed the template fallback, and the longest
+episode's generated tokens, which bound how full the concurrent decoding batches can be.
 
-    .venv/bin/python bench/rollouts.py               # 16 episodes, up to 6 doctor turns each
-    .venv/bin/python bench/rollouts.py --episodes 4  # smaller
+The sampling settings are the shared defaults (``patient_sim.loop.SamplingConfig``) unless given:
+
+    .venv/bin/python bench/rollouts.py                                   # 16 episodes, the shared defaults
+    .venv/bin/python bench/rollouts.py --doctor-max-tokens 96            # the eval path's old settings
+    .venv/bin/python bench/rollouts.py --episodes 4                      # smaller
 """
 
 from __future__ import annotations
@@ -25,23 +30,58 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def _engine_figures(figures: dict[str, object], mode: str, client, elapsed: float, episodes: int) -> None:  # noqa: ANN001
+    stats = client.stats
+    figures[f"{mode}_s"] = round(elapsed, 1)
+    figures[f"{mode}_episodes_per_min"] = round(60 * episodes / elapsed, 2)
+    figures[f"{mode}_mean_batch"] = round(stats.mean_batch, 2)
+    figures[f"{mode}_generated_tokens"] = stats.generated_tokens
+    figures[f"{mode}_prompt_tokens"] = stats.prompt_tokens
+    figures[f"{mode}_prefill_s"] = round(stats.prefill_seconds, 1)
+    figures[f"{mode}_decode_s"] = round(stats.decode_seconds, 1)
+    figures[f"{mode}_decode_steps"] = stats.decode_steps
+    figures[f"{mode}_prefill_passes"] = stats.prefill_passes
+    figures[f"{mode}_prefills_riding_along"] = stats.fused_prefills
+    figures[f"{mode}_prefix_hit_share"] = round(stats.prefix_hit_share, 3)
+
+
+async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figures) -> None:  # noqa: ANN001
+    """The rollout loop as GRPO uses it: token-level, the current policy on its own client."""
+    from policy.engine.client import LocalChatClient
+    from policy.rollout import MultiTurnRollout, RolloutConfig
+
+    patient = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
+    policy = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
+    config = RolloutConfig(**sampling.model_dump(exclude={"max_completion_tokens"}), max_completion_tokens=8192)
+    rollout = MultiTurnRollout(list({c.id: c for c in cases}.values()), patient, loaded, config)
+    rows = {r["case_id"]: r["prompt"] for r in rollout.dataset_rows(seed=args.seed)}
+    prompts = [rows[c.id] for c in cases]
+    start = time.perf_counter()
+    trajectories = await rollout.run(prompts, policy, seed=args.seed)
+    elapsed = time.perf_counter() - start
+    await patient.aclose()
+    await policy.aclose()
+    _engine_figures(figures, "training", policy, elapsed, len(trajectories))
+    figures["training_patient_generated_tokens"] = patient.stats.generated_tokens
+    figures["training_policy_tokens"] = sum(sum(t.env_mask) for t in trajectories)
+    figures["training_env_tokens"] = sum(len(t.env_mask) - sum(t.env_mask) for t in trajectories)
+    figures["training_terminations"] = _count(t.ended for t in trajectories)
+
+
 async def _run(args: argparse.Namespace) -> dict[str, object]:
     from patient_sim.cases import project_cases
-    from patient_sim.graph import run_consultations
+    from patient_sim.loop import SamplingConfig, consult_many
     from patient_sim.personas import sample_personas
-    from policy.local import LocalChatClient
+    from policy.engine.client import LocalChatClient
     from policy.model import load_model
 
+    chosen = {"max_turns": args.max_turns, "turn_tokens": args.doctor_max_tokens, "temperature": args.temperature}
+    sampling = SamplingConfig(**{k: v for k, v in chosen.items() if v is not None})
     loaded = load_model("embedded")
     all_cases = project_cases()
     cases = [all_cases[i % len(all_cases)] for i in range(args.episodes)]
     personas = sample_personas(args.episodes, seed=args.seed, cases=cases)
-    figures: dict[str, object] = {
-        "bench": "rollouts",
-        "episodes": args.episodes,
-        "max_turns": args.max_turns,
-        "doctor_max_tokens": args.doctor_max_tokens,
-    }
+    figures: dict[str, object] = {"bench": "rollouts", "episodes": args.episodes, "sampling": sampling.model_dump()}
     replies = fallbacks = leaks = turns = 0
     episode_tokens: list[int] = []
     # "concurrent_separate_prefills": the same concurrent run with every prefill in a pass of its own
@@ -52,33 +92,19 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
             fuse_prefills=mode != "concurrent_separate_prefills",
         )
         start = time.perf_counter()
-        if mode == "sequential":  # one at a time, episode i with seed + i as run_consultations gives it
+        if mode == "sequential":  # one at a time, episode i with seed + i as consult_many gives it
             results = []
             for i in range(args.episodes):
-                before = client.generated_tokens
-                results += await run_consultations(
-                    cases[i:i + 1], personas[i:i + 1], client, client, concurrency=1, max_turns=args.max_turns,
-                    seed=args.seed + i, progress=False, doctor_max_tokens=args.doctor_max_tokens,
-                )
-                episode_tokens.append(client.generated_tokens - before)
+                before = client.stats.generated_tokens
+                results += await consult_many(cases[i:i + 1], personas[i:i + 1], client, client, sampling,
+                                              concurrency=1, seed=args.seed + i, progress=False)
+                episode_tokens.append(client.stats.generated_tokens - before)
         else:
-            results = await run_consultations(
-                cases, personas, client, client, concurrency=args.episodes, max_turns=args.max_turns,
-                seed=args.seed, progress=True, doctor_max_tokens=args.doctor_max_tokens,
-            )
+            results = await consult_many(cases, personas, client, client, sampling, concurrency=args.episodes,
+                                         seed=args.seed, progress=True)
         elapsed = time.perf_counter() - start
         await client.aclose()
-        figures[f"{mode}_s"] = round(elapsed, 1)
-        figures[f"{mode}_episodes_per_min"] = round(60 * len(results) / elapsed, 2)
-        figures[f"{mode}_mean_batch"] = round(sum(client.batch_sizes) / max(1, len(client.batch_sizes)), 2)
-        figures[f"{mode}_generated_tokens"] = client.generated_tokens
-        figures[f"{mode}_prompt_tokens"] = client.prompt_tokens
-        figures[f"{mode}_prefill_s"] = round(client.prefill_seconds, 1)
-        figures[f"{mode}_decode_s"] = round(client.decode_seconds, 1)
-        figures[f"{mode}_decode_steps"] = len(client.batch_sizes)
-        figures[f"{mode}_prefill_passes"] = client.forward_passes - len(client.batch_sizes)
-        figures[f"{mode}_prefills_riding_along"] = client.fused_prefills
-        figures[f"{mode}_prefix_hit_share"] = round(client.prefix_hit_tokens / max(1, client.prompt_tokens), 3)
+        _engine_figures(figures, mode, client, elapsed, len(results))
         if mode == "concurrent_separate_prefills":  # a control run: its episodes are not counted twice
             continue
         replies += sum(r.patient_replies for r in results)
@@ -86,6 +112,9 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
         leaks += sum(r.leaks_caught for r in results)
         turns += sum(r.turns for r in results)
         figures[f"{mode}_terminations"] = _count(r.termination_reason or "none" for r in results)
+    if not args.skip_training:
+        await _training_path(args, loaded, cases, sampling, figures)
+        figures["training_vs_concurrent"] = round(float(figures["concurrent_s"]) / float(figures["training_s"]), 3)
     figures["speedup"] = round(
         float(figures["concurrent_episodes_per_min"]) / float(figures["sequential_episodes_per_min"]), 2
     )
@@ -114,12 +143,14 @@ def _count(items: object) -> dict[str, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=16, help="consultations per mode (default 16)")
-    parser.add_argument("--max-turns", type=int, default=6, help="doctor turns per consultation (default 6)")
-    parser.add_argument("--doctor-max-tokens", type=int, default=96)
+    parser.add_argument("--max-turns", type=int, default=None, help="doctor turns (default: the shared config's)")
+    parser.add_argument("--doctor-max-tokens", type=int, default=None, help="tokens per doctor turn (default: shared)")
+    parser.add_argument("--temperature", type=float, default=None, help="the doctor's temperature (default: shared)")
+    parser.add_argument("--skip-training", action="store_true", help="leave out the training path")
     parser.add_argument("--max-batch", type=int, default=16, help="LocalChatClient max_batch_size")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    if args.episodes < 1 or args.max_turns < 1:
+    if args.episodes < 1 or (args.max_turns is not None and args.max_turns < 1):
         parser.error("--episodes and --max-turns must be >= 1")
     print(json.dumps(asyncio.run(_run(args))))
 

@@ -42,9 +42,10 @@ async def rule_eval(model_spec: str, items: list, max_tokens: int, weights) -> t
     """Greedy held-out rewards (the product's reward weights), plus the terms apart: format rate and
     answer accuracy; ``any_line`` figures count any ``ANSWER:`` line as formatted (the format term
     before MCQ answers had to be letters), for comparison with earlier runs."""
-    from policy.local import LocalChatClient
+    from policy.engine.client import LocalChatClient
     from policy.rewards import answer_formatted, extract_answer, rule_match, rule_score
 
+    # Its own client, not policy.clients' cached one: each checkpoint is loaded, measured and closed.
     client = LocalChatClient.from_spec(model_spec, max_batch_size=16)
     outs = await asyncio.gather(*(client.complete(i.prompt, max_tokens=max_tokens, temperature=0.0) for i in items))
     await client.aclose()
@@ -66,22 +67,23 @@ async def rule_eval(model_spec: str, items: list, max_tokens: int, weights) -> t
 
 
 async def consult_eval(model_spec: str, cases: list, turns: int, turn_tokens: int) -> list[float]:
-    from policy.local import LocalChatClient
+    from policy.clients import ClientSpec, build_client
+    from policy.engine.client import LocalChatClient
+    from policy.graders import make_grader
     from policy.model import load_model
     from policy.rollout import MultiTurnRollout, RolloutConfig
     from rubric_gen.case_rubric import build_case_rubric
     from verifier.backends.medical import grade_conversation
-    from verifier.graders import HybridGrader
 
     loaded = load_model(model_spec)
-    patient = LocalChatClient.from_spec("embedded", max_batch_size=16)
+    patient = build_client(ClientSpec(model="embedded", max_batch_size=16))
     config = RolloutConfig(max_turns=turns, turn_tokens=turn_tokens, max_completion_tokens=turns * (turn_tokens + 48),
                            temperature=0.0, patient_max_tokens=24)
     rollout = MultiTurnRollout(cases, patient, loaded, config)
     rows = rollout.dataset_rows(seed=0)
     policy = LocalChatClient(loaded, max_batch_size=16)
     trajs = await rollout.run([r["prompt"] for r in rows], policy, seed=0)
-    grader = HybridGrader(None)
+    grader = make_grader(None, "rule")
     scores = []
     for case, traj in zip(cases, trajs, strict=True):
         result = await grade_conversation(traj.transcript, build_case_rubric(case).items, grader)

@@ -27,9 +27,7 @@ from collections.abc import Sequence
 from evaluation.audit import AuditPolicy, AuditSuite, Bound
 from patient_sim import doctors
 from patient_sim.doctors import ScriptedDoctor
-from rubric_gen.case_rubric import CaseRubricGenerator
-from verifier.backends.medical import MedicalBackend
-from verifier.graders import HybridGrader, JudgeGrader
+from policy.graders import build_medical_backend
 from verifier.llm import ChatClient, Completion
 from verifier.types import Case, ConsultationTask, MedicalOptions, MedicalVerifyRequest, Message
 
@@ -100,7 +98,7 @@ def medical_suite(
 ) -> AuditSuite[Case]:
     """The audit over ``cases``; ``judge`` grades the judge-only items of the injection exploits
     (default: :class:`ObedientJudge`). Everything else is graded by rule."""
-    backend = MedicalBackend(CaseRubricGenerator(), HybridGrader(JudgeGrader(judge or ObedientJudge())))
+    backend = build_medical_backend(judge or ObedientJudge())
     chosen = doctors.EXPLOITS if exploits is None else exploits
     unknown = sum(1 for c in cases if c.disposition == "unknown")
     notes = [f"{unknown} case(s) with unknown disposition: no triage items, left out of the triage exploits"] if unknown else []

@@ -21,14 +21,16 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from evaluation.progress import tick
+from evaluation.provenance import consult_prompt_versions
+from evaluation.records import ConsultExample, ConsultOutcome, ConsultParams, ExampleResult, RunConfig
 from evaluation.runner import execute_run
-from evaluation.specs import ClientSpec, GraderSpec, build_chat_client
-from evaluation.store import ConsultOutcome, ConsultParams, ExampleResult, RunConfig, new_run_name, runs_root
+from evaluation.store import new_run_name, runs_root
 from evaluation.summary import RunSummary
-from evaluation.worker import ConsultExample, grader_for
 from patient_sim.cases import import_agentclinic, load_cases, project_cases
-from patient_sim.graph import run_consultation
+from patient_sim.loop import consult
 from patient_sim.personas import sample_persona
+from policy.clients import ClientSpec, build_client
+from policy.graders import GraderSpec, build_grader
 from rubric_gen.case_rubric import build_case_rubric
 from verifier.backends.medical import grade_conversation
 from verifier.diagnosis import match_diagnosis
@@ -98,17 +100,16 @@ async def evaluate_case(config: RunConfig, example: ConsultExample) -> ExampleRe
     params = config.consult or ConsultParams()
     started = time.perf_counter()
     case = example.case
-    doctor = build_chat_client(config.policy)
-    patient = build_chat_client(params.patient)
+    doctor = build_client(config.policy)
+    patient = build_client(params.patient)
     persona = sample_persona(example.persona_seed, case=case)
-    consultation = await run_consultation(
-        case, persona, doctor, patient, max_turns=params.max_turns, seed=example.persona_seed,
-        doctor_max_tokens=params.doctor_max_tokens,
+    consultation = await consult(
+        case, persona, doctor, patient, params.sampling, seed=example.persona_seed,
         on_message=lambda m: tick(f"{example.example_id} {m.role}"),
     )
     transcript = list(consultation.transcript)
     rubric = build_case_rubric(case)
-    verified = await grade_conversation(transcript, rubric.items, grader_for(config.grader), case=case)
+    verified = await grade_conversation(transcript, rubric.items, build_grader(config.grader), case=case)
     scored = score_example(verified.criteria, example_tags=[f"specialty:{case.specialty}"],
                            prompt_id=example.example_id)
     stated = final_diagnosis_match(transcript, case)
@@ -117,7 +118,7 @@ async def evaluate_case(config: RunConfig, example: ConsultExample) -> ExampleRe
     # The judge may recognise a paraphrase of one specific condition; it is never asked about a list
     # or a vague category, which the matcher has already refused.
     if not correct and stated.single and consultation.diagnosis and config.grader.judge is not None:
-        judged = await judge_match(build_chat_client(config.grader.judge), consultation.diagnosis, case)
+        judged = await judge_match(build_client(config.grader.judge), consultation.diagnosis, case)
         if judged:
             correct, match = True, "judge"
     doctor_turns = [m.content for m in transcript if m.role == "assistant"]
@@ -214,4 +215,6 @@ class ConsultEval:
         ]
 
     async def run(self, *, show_progress: bool | None = None) -> RunSummary:
-        return await execute_run(self.run_dir, self.config, self.examples(), show_progress=show_progress)
+        return await execute_run(self.run_dir, self.config, self.examples(), evaluate=evaluate_case,
+                                 prompts=consult_prompt_versions(self.config, DIAGNOSIS_JUDGE_VERSION),
+                                 show_progress=show_progress)

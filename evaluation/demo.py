@@ -18,9 +18,12 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from evaluation.consult_eval import ConsultEval
-from evaluation.specs import ClientSpec, GraderSpec
-from evaluation.store import ConsultParams, new_run_name
+from evaluation.records import ConsultParams
+from evaluation.store import new_run_name
 from evaluation.summary import RunSummary
+from patient_sim.loop import SamplingConfig
+from policy.clients import ClientSpec
+from policy.graders import GraderSpec
 from verifier.types import Case
 
 logger = logging.getLogger(__name__)
@@ -58,8 +61,7 @@ def build_demo(options: DemoOptions, *, runs_dir: str | Path | None = None, run_
     model = ClientSpec(model=options.model)
     params = ConsultParams(
         case_ids=pick_cases(cases, options.cases),
-        max_turns=options.max_turns,
-        doctor_max_tokens=options.doctor_max_tokens,
+        sampling=SamplingConfig(max_turns=options.max_turns, turn_tokens=options.doctor_max_tokens),
         patient=model,
     )
     return ConsultEval.create(

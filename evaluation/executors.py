@@ -6,6 +6,9 @@
   run's specs inside its own process (models cannot be pickled). Examples are spread round-robin in
   example order, so the same seeds give the same results as the local executor.
 
+Both run the eval's ``Evaluate`` function on each example; Ray sends it to the actors by reference (it
+is a module-level function of the eval's module), so executors import no eval.
+
 A failed example is logged and counted, not stored, so ``--resume`` retries it.
 """
 
@@ -15,13 +18,12 @@ import asyncio
 import logging
 import math
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Generic, Protocol
 
 from pydantic import BaseModel
 
 from evaluation.progress import effective_concurrency
-from evaluation.store import ExampleResult, RunConfig
-from evaluation.worker import Example, run_example
+from evaluation.records import Evaluate, ExampleResult, ExampleT, RunConfig
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +39,8 @@ class ExecutionReport(BaseModel):
 class Executor(Protocol):
     name: str
 
-    async def run(self, config: RunConfig, examples: Sequence[Example], on_result: OnResult) -> ExecutionReport:
+    async def run(self, config: RunConfig, examples: Sequence[ExampleT], evaluate: Evaluate[ExampleT],
+                  on_result: OnResult) -> ExecutionReport:
         ...
 
 
@@ -47,14 +50,15 @@ class LocalExecutor:
     def __init__(self, concurrency: int = 8) -> None:
         self.concurrency = effective_concurrency(concurrency)
 
-    async def run(self, config: RunConfig, examples: Sequence[Example], on_result: OnResult) -> ExecutionReport:
+    async def run(self, config: RunConfig, examples: Sequence[ExampleT], evaluate: Evaluate[ExampleT],
+                  on_result: OnResult) -> ExecutionReport:
         report = ExecutionReport()
         semaphore = asyncio.Semaphore(self.concurrency)
 
-        async def one(example: Example) -> None:
+        async def one(example: ExampleT) -> None:
             async with semaphore:
                 try:
-                    result = await run_example(config, example)
+                    result = await evaluate(config, example)
                 except Exception as exc:  # one bad example must not sink the run
                     logger.exception("example %s failed", example.example_id)
                     report.failed += 1
@@ -67,10 +71,10 @@ class LocalExecutor:
         return report
 
 
-class _EvalActor:
-    """A Ray actor body: builds clients lazily from the specs in the config it is given."""
+class _EvalActor(Generic[ExampleT]):
+    """A Ray actor body: runs ``evaluate``, which builds clients lazily from the specs in the config."""
 
-    def __init__(self, threads: int) -> None:
+    def __init__(self, threads: int, evaluate: Evaluate[ExampleT]) -> None:
         import os
         import sys
 
@@ -79,10 +83,11 @@ class _EvalActor:
         if "torch" in sys.modules:
             sys.modules["torch"].set_num_threads(max(1, threads))
         logging.basicConfig(level=logging.WARNING)
+        self.evaluate = evaluate
 
-    async def run(self, config_json: str, example: Example) -> str:
+    async def run(self, config_json: str, example: ExampleT) -> str:
         config = RunConfig.model_validate_json(config_json)
-        result = await run_example(config, example)
+        result = await self.evaluate(config, example)
         return result.model_dump_json()
 
 
@@ -98,7 +103,8 @@ class RayExecutor:
         self.num_cpus = num_cpus
         self.actors = actors or (1 if self.concurrency == 1 else max(1, num_cpus))
 
-    async def run(self, config: RunConfig, examples: Sequence[Example], on_result: OnResult) -> ExecutionReport:
+    async def run(self, config: RunConfig, examples: Sequence[ExampleT], evaluate: Evaluate[ExampleT],
+                  on_result: OnResult) -> ExecutionReport:
         import ray
 
         started_here = False
@@ -114,7 +120,8 @@ class RayExecutor:
             per_actor = max(1, math.ceil(self.concurrency / self.actors))
             actor_cls = ray.remote(num_cpus=1)(_EvalActor)
             threads = max(1, self.num_cpus // self.actors)
-            pool = [actor_cls.options(max_concurrency=per_actor).remote(threads) for _ in range(self.actors)]
+            pool = [actor_cls.options(max_concurrency=per_actor).remote(threads, evaluate)
+                    for _ in range(self.actors)]
             config_json = config.model_dump_json()
             refs = {
                 pool[i % len(pool)].run.remote(config_json, example): example.example_id

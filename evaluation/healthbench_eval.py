@@ -29,11 +29,12 @@ import time
 import zlib
 from pathlib import Path
 
+from evaluation.records import ExampleResult, HealthBenchExample, HealthBenchParams, RunConfig
 from evaluation.runner import execute_run
-from evaluation.specs import ClientSpec, GraderSpec, build_chat_client
-from evaluation.store import ExampleResult, HealthBenchParams, RunConfig, new_run_name, runs_root
+from evaluation.store import new_run_name, runs_root
 from evaluation.summary import RunSummary
-from evaluation.worker import HealthBenchExample, grader_for
+from policy.clients import ClientSpec, build_client
+from policy.graders import GRADING_KINDS, GraderSpec, build_grader
 from verifier.grader_prompts import GRADER_PROMPT_NAMES
 from verifier.healthbench import HealthBenchRecord, check_gradable, load_healthbench
 from verifier.scoring import length_adjusted, score_example
@@ -67,7 +68,7 @@ async def evaluate_example(config: RunConfig, example: HealthBenchExample) -> Ex
     """Sample one response, grade every rubric item, score. Runs in the driver or a Ray actor."""
     params = config.healthbench or HealthBenchParams(data_path="")
     started = time.perf_counter()
-    policy = build_chat_client(config.policy)
+    policy = build_client(config.policy)
     completion = await policy.complete(
         example.prompt,
         max_tokens=params.max_tokens,
@@ -76,7 +77,7 @@ async def evaluate_example(config: RunConfig, example: HealthBenchExample) -> Ex
     )
     response = completion.text
     conversation = [*example.prompt, Message(role="assistant", content=response)]
-    criteria = await grader_for(config.grader).grade(conversation, example.rubrics)
+    criteria = await build_grader(config.grader).grade(conversation, example.rubrics)
     scored = score_example(criteria, example_tags=example.example_tags, prompt_id=example.example_id)
     return ExampleResult(
         example_id=example.example_id,
@@ -153,7 +154,8 @@ class HealthBenchEval:
         return examples
 
     async def run(self, *, show_progress: bool | None = None) -> RunSummary:
-        return await execute_run(self.run_dir, self.config, self.preflight(), show_progress=show_progress)
+        return await execute_run(self.run_dir, self.config, self.preflight(), evaluate=evaluate_example,
+                                 show_progress=show_progress)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -163,17 +165,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--base-url", default=None)
     parser.add_argument("--judge", default=None, help="judge model (without one: rule checks only)")
     parser.add_argument("--judge-base-url", default=None)
-    parser.add_argument("--grading", choices=["rule", "judge", "hybrid"], default="hybrid")
+    parser.add_argument("--grading", choices=GRADING_KINDS, default="hybrid")
     parser.add_argument("--grader-prompt", choices=GRADER_PROMPT_NAMES, default="healthbench",
                         help="the judge's template: HealthBench's own (comparable numbers) or the project's")
+    parser.add_argument("--device", default=None, help="where local models run: cpu, cuda, cuda:N or auto")
+    parser.add_argument("--dtype", default=None, help="local models' precision: float32, bfloat16, float16, auto")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs-dir", default=None)
     args = parser.parse_args(argv)
-    judge = ClientSpec(model=args.judge, base_url=args.judge_base_url) if args.judge else None
+    placement = {"device": args.device, "dtype": args.dtype}
+    judge = ClientSpec(model=args.judge, base_url=args.judge_base_url, **placement) if args.judge else None
     evaluation = HealthBenchEval.create(
-        args.data, policy=ClientSpec(model=args.model, base_url=args.base_url),
+        args.data, policy=ClientSpec(model=args.model, base_url=args.base_url, **placement),
         grader=GraderSpec(kind=args.grading, judge=judge, prompt=args.grader_prompt), seed=args.seed,
         limit=args.limit, concurrency=args.concurrency, runs_dir=args.runs_dir,
     )

@@ -1,9 +1,10 @@
 """What produced a run's numbers: the judge's template, every prompt's version, the models' weights.
 
-``collect_provenance(config)`` is computed when a run starts and stored in its ``config.json`` and
-``summary.json``. A resumed run computes it again; if anything differs from the stored one,
-``check_resumable`` refuses with an error naming each change, so results from changed prompts or
-weights are never mixed into one summary.
+``collect_provenance(config, prompts)`` (``prompts``: the versions of the eval's own prompts, given by
+the eval: ``consult_prompt_versions`` for a consultation run) is computed when a run starts and stored
+in its ``config.json`` and ``summary.json``. A resumed run computes it again; if anything differs from
+the stored one, ``check_resumable`` refuses with an error naming each change, so results from changed
+prompts or weights are never mixed into one summary.
 
 Weights fingerprints are cheap (a run never loads a model to fingerprint it):
 
@@ -21,15 +22,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import struct
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from evaluation.specs import ClientSpec
-
-if TYPE_CHECKING:
-    from evaluation.store import RunConfig
+import patient_sim.prompts as patient_prompts
+import rubric_gen.case_rubric as case_rubric
+from evaluation.records import ModelFingerprint, Provenance, RunConfig, TemplateIdentity
+from policy.clients import ClientSpec
 
 logger = logging.getLogger(__name__)
 
@@ -37,39 +36,6 @@ WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 SAMPLES = 16
 SAMPLE_BYTES = 64 * 1024
 MAX_HEADER_BYTES = 16 * 1024 * 1024
-
-
-class TemplateIdentity(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    name: str  # healthbench | medverifier | medverifier-batch
-    version: str
-    sha256: str
-    system: str | None = None
-    source: str
-
-
-class ModelFingerprint(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    model: str
-    kind: Literal["local", "embedded", "remote", "plugin"]
-    fingerprint: str
-    detail: str = ""
-
-
-class Provenance(BaseModel):
-    """Everything besides the data and the settings in ``RunConfig`` that decides a run's numbers."""
-
-    model_config = ConfigDict(frozen=True)
-
-    judge_template: TemplateIdentity | None = None  # None: no judge (rule checks only)
-    # True when the judge is sent HealthBench's own template one item at a time, as simple-evals does:
-    # on HealthBench data (no rule checks) the score can be set beside published numbers, given the
-    # same judge model. Items with a rule ``check`` (this project's files) are decided by the rule.
-    healthbench_comparable: bool = False
-    prompts: dict[str, str] = Field(default_factory=dict)  # prompt name -> version
-    models: dict[str, ModelFingerprint] = Field(default_factory=dict)  # role -> fingerprint
 
 
 # --------------------------------------------------------------------------- weights fingerprints
@@ -128,23 +94,23 @@ def weights_fingerprint(spec: ClientSpec) -> ModelFingerprint:
 
 
 # --------------------------------------------------------------------------- prompts
-def prompt_versions(config: RunConfig) -> dict[str, str]:
-    """The versions of the prompts besides the judge's that this kind of run sends."""
-    if config.kind != "consult":
-        return {}  # a HealthBench run sends the records' own messages, and the judge's template
-    from evaluation.consult_eval import DIAGNOSIS_JUDGE_VERSION
-    from patient_sim.prompts import DOCTOR_PROMPT_VERSION, PATIENT_PROMPT_VERSION
-    from rubric_gen.case_rubric import CASE_RUBRIC_VERSION
-
-    versions = {"doctor": DOCTOR_PROMPT_VERSION, "patient": PATIENT_PROMPT_VERSION,
-                "case_rubric": CASE_RUBRIC_VERSION}
+def consult_prompt_versions(config: RunConfig, diagnosis_judge: str) -> dict[str, str]:
+    """The versions of the prompts a consultation run sends besides the judge's template: the doctor's,
+    the patient's, the case rubric's and, with a judge, the diagnosis judge's (``diagnosis_judge``, the
+    version ``evaluation.consult_eval`` declares). Read when called, so a changed version is seen."""
+    versions = {"doctor": patient_prompts.DOCTOR_PROMPT_VERSION, "patient": patient_prompts.PATIENT_PROMPT_VERSION,
+                "case_rubric": case_rubric.CASE_RUBRIC_VERSION}
     if config.grader.judge is not None:
-        versions["diagnosis_judge"] = DIAGNOSIS_JUDGE_VERSION
+        versions["diagnosis_judge"] = diagnosis_judge
     return versions
 
 
-def collect_provenance(config: RunConfig) -> Provenance:
-    """The run's provenance now (raises when the judge's template cannot be loaded or verified)."""
+def collect_provenance(config: RunConfig, prompts: Mapping[str, str] | None = None) -> Provenance:
+    """The run's provenance now (raises when the judge's template cannot be loaded or verified).
+
+    ``prompts``: the versions of the prompts the eval sends besides the judge's template (a HealthBench
+    run sends the records' own messages: none; a consultation run: ``consult_prompt_versions``).
+    """
     prompt = config.grader.judge_prompt()
     template = None if prompt is None else TemplateIdentity(
         name=prompt.name, version=prompt.version, sha256=prompt.sha256, system=prompt.system, source=prompt.source)
@@ -156,7 +122,7 @@ def collect_provenance(config: RunConfig) -> Provenance:
     return Provenance(
         judge_template=template,
         healthbench_comparable=prompt is not None and prompt.comparable,
-        prompts=prompt_versions(config),
+        prompts=dict(prompts or {}),
         models=models,
     )
 

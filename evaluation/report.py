@@ -14,7 +14,8 @@ from pathlib import Path
 import jinja2
 
 from evaluation.audit import AuditReport
-from evaluation.store import ExampleResult, ResultsStore, dump_json, load_config
+from evaluation.records import ExampleResult
+from evaluation.store import ResultsStore, dump_json, load_config
 from evaluation.summary import RunSummary, summarize
 
 logger = logging.getLogger(__name__)

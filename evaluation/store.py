@@ -17,84 +17,12 @@ import sqlite3
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from evaluation.provenance import Provenance
-from evaluation.specs import ClientSpec, GraderSpec
-from verifier.types import CriterionResult, Message
+from evaluation.records import ExampleResult, RunConfig
 
 logger = logging.getLogger(__name__)
-
-EvalKind = Literal["healthbench", "consult"]
-
-
-class HealthBenchParams(BaseModel):
-    data_path: str
-    max_tokens: int = 256
-    length_penalty: float = 0.05  # p in score - p * (chars - 2000) / 500
-
-
-class ConsultParams(BaseModel):
-    cases_path: str | None = None  # None: the project's own cases
-    cases_format: Literal["project", "agentclinic"] = "project"
-    case_ids: list[str] = Field(default_factory=list)  # empty: all cases
-    personas_per_case: int = 1
-    max_turns: int = 6
-    doctor_max_tokens: int = 96
-    patient: ClientSpec = Field(default_factory=ClientSpec)
-
-
-class RunConfig(BaseModel):
-    """Everything needed to rebuild (and resume) a run."""
-
-    name: str
-    kind: EvalKind
-    policy: ClientSpec
-    grader: GraderSpec
-    seed: int = 0
-    limit: int | None = None
-    concurrency: int = 8
-    executor: Literal["local", "ray"] = "local"
-    ray_address: str | None = None
-    healthbench: HealthBenchParams | None = None
-    consult: ConsultParams | None = None
-    created: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
-    provenance: Provenance | None = None  # filled in when the run starts (evaluation/provenance.py)
-
-
-class ConsultOutcome(BaseModel):
-    case_id: str
-    specialty: str = "general"
-    final_diagnosis: str = ""
-    diagnosis: str | None = None
-    correct: bool = False
-    match: Literal["synonym", "judge", "none"] = "none"
-    persona: str = ""
-    turns: int = 0
-    questions: int = 0
-    tests_ordered: list[str] = Field(default_factory=list)
-    leaks_caught: int = 0
-    fallbacks: int = 0
-    termination_reason: str = ""
-
-
-class ExampleResult(BaseModel):
-    """One finished example: what was said, every criterion's verdict, and the scores."""
-
-    example_id: str
-    kind: EvalKind
-    score: float | None  # None when every criterion was unscored
-    metrics: dict[str, float] = Field(default_factory=dict)  # "axis:accuracy", "theme:...", ...
-    example_tags: list[str] = Field(default_factory=list)
-    criteria: list[CriterionResult] = Field(default_factory=list)
-    unscored: int = 0
-    response_chars: int = 0
-    length_adjusted: float | None = None
-    transcript: list[Message] = Field(default_factory=list)
-    consult: ConsultOutcome | None = None
-    seconds: float = 0.0
 
 
 def runs_root(runs_dir: str | Path | None = None) -> Path:

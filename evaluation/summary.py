@@ -10,8 +10,7 @@ from collections import Counter, defaultdict
 
 from pydantic import BaseModel, Field
 
-from evaluation.provenance import Provenance
-from evaluation.store import ExampleResult, RunConfig
+from evaluation.records import ExampleResult, Provenance, RunConfig
 from verifier.scoring import OVERALL, ExampleScore, MetricStats, aggregate, clipped_mean
 
 BOOTSTRAP_SEED = 0

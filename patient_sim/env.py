@@ -1,12 +1,14 @@
-"""``ConsultationEnv``: the step-wise consultation environment (used by the graph and the GRPO trainer).
+"""``ConsultationEnv``: the consultation environment that ``patient_sim.loop.run_consultation`` drives.
 
-One doctor turn in, one reply out::
+It exposes what varies between consultations and nothing else — the environment's reply to a doctor
+turn, and whether the consultation is over and why::
 
     env = ConsultationEnv(case, persona, patient_client)
-    transcript starts with env.opening()          # the patient's chief complaint
-    step = await env.step(doctor_text)            # EnvStep{reply, source, done, reason}
+    env.messages()                                # what the doctor sees: its system prompt, the opening
+    step = await env.env_response(doctor_text)    # EnvStep{reply, source, done, reason}
+    env.done, env.reason
 
-The termination gate (``gate()``) decides what a doctor turn means: a ``DIAGNOSIS:`` marker ends the
+The termination gate decides what a doctor turn means: a ``DIAGNOSIS:`` marker ends the
 consultation (``"diagnosis"``, or ``"premature_diagnosis"`` when configured and nothing was asked
 first); ``REQUEST TEST:`` lines go to the measurement responder; two void turns in a row make the
 patient leave; anything else is answered by the simulated patient. The turn limit ends the consultation
@@ -23,7 +25,7 @@ from pydantic import BaseModel
 from patient_sim.measurement import Finding, MeasurementResponder
 from patient_sim.patient import SimulatedPatient
 from patient_sim.personas import Persona
-from patient_sim.prompts import LEAVING_REPLY
+from patient_sim.prompts import DOCTOR_SYSTEM_PROMPT, LEAVING_REPLY
 from verifier.llm import ChatClient
 from verifier.markers import is_question, is_void_turn, parse_diagnosis, parse_test_requests
 from verifier.types import Case, Message
@@ -81,12 +83,14 @@ class ConsultationEnv:
         self.patient_replies = 0
         self._asked = False
         self._void_streak = 0
-        self._pending_route: Route | None = None
-        self._pending_text = ""
 
     # ------------------------------------------------------------------ properties
     def opening(self) -> str:
         return self._opening
+
+    def messages(self) -> list[Message]:
+        """The consultation as the doctor sees it: the doctor's system prompt, then the transcript."""
+        return [Message(role="system", content=DOCTOR_SYSTEM_PROMPT), *self._transcript]
 
     @property
     def transcript(self) -> list[Message]:
@@ -104,19 +108,18 @@ class ConsultationEnv:
     def findings(self) -> list[Finding]:
         return list(self._findings)
 
-    # ------------------------------------------------------------------ stepping
-    async def step(self, doctor_text: str) -> EnvStep:
-        route = self.gate(doctor_text)
+    # ------------------------------------------------------------------ the environment's reply
+    async def env_response(self, doctor_text: str) -> EnvStep:
+        """Record the doctor turn; the patient's or the measurement responder's reply, or the end."""
+        route = self._gate(doctor_text)
         if route == "end":
             return EnvStep(reply=None, source=None, done=True, reason=self.reason)
-        return await self.respond(route)
+        return await self._respond(route, doctor_text)
 
-    def gate(self, doctor_text: str) -> Route:
+    def _gate(self, doctor_text: str) -> Route:
         """Record the doctor turn and decide where it goes (the termination gate)."""
         if self.done:
             raise RuntimeError(f"the consultation is over ({self.reason}); start a new ConsultationEnv")
-        if self._pending_route is not None:
-            raise RuntimeError("respond() must be called for the previous doctor turn first")
         self._transcript.append(Message(role="assistant", content=doctor_text))
         self.turns += 1
         diagnosis = parse_diagnosis(doctor_text)
@@ -136,15 +139,9 @@ class ConsultationEnv:
             self._asked = self._asked or is_question(doctor_text)
             self._void_streak = 0
             route = "patient"
-        self._pending_route, self._pending_text = route, doctor_text
         return route
 
-    async def respond(self, route: Route) -> EnvStep:
-        """The patient's or the measurement responder's reply to the turn passed to ``gate()``."""
-        if self._pending_route is None or route != self._pending_route:
-            raise RuntimeError(f"respond({route!r}) does not follow gate() -> {self._pending_route!r}")
-        doctor_text = self._pending_text
-        self._pending_route = None
+    async def _respond(self, route: Route, doctor_text: str) -> EnvStep:
         if route == "measurement":
             tests = parse_test_requests(doctor_text)
             reply, findings = self.measurements.respond(tests)

@@ -24,18 +24,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from transformers import TrainerCallback
 from trl import GRPOConfig, GRPOTrainer
 
+from policy.clients import ClientSpec, build_client
+from policy.engine.packed import packed_linears
+from policy.graders import GraderSpec, GradingKind, build_grader
 from policy.length_penalty import LengthPenaltyConfig
-from policy.packed import packed_linears
 from policy.rewards import RuleRewardWeights
 from policy.rollout import RolloutConfig
 from policy.validation import BEST_DIR, BEST_RECORD, ValidationCallback, ValidationConfig, split_validation
 from verifier.data import data_dir, data_path
+from verifier.llm import ChatClient
+from verifier.protocols import Grader
 
 logger = logging.getLogger(__name__)
 
 Stage = Literal["rule", "rubric", "multiturn"]
 STAGES: tuple[Stage, ...] = ("rule", "rubric", "multiturn")
-REPO_ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = data_dir() / "train"
 
 
@@ -68,7 +71,7 @@ TRAINER_FIELDS = {f.name for f in dataclasses.fields(MedGRPOConfig)}
 class MedGRPOTrainer(GRPOTrainer):
     """TRL's ``GRPOTrainer``; its ``transformers`` generation runs on prepacked weights on a CPU.
 
-    Only the no-autograd generation changes (``policy.packed``: the same numbers to float32 rounding,
+    Only the no-autograd generation changes (``policy.engine.packed``: the same numbers to float32 rounding,
     a quarter less time per decoding step); the loss, its forward and backward are TRL's own.
     """
 
@@ -89,11 +92,19 @@ class StageData(BaseModel):
 
 
 class GradingConfig(BaseModel):
+    """The verifier's grading kind (``policy.graders``: rule, judge or hybrid) and its judge model."""
+
     model_config = ConfigDict(extra="forbid")
 
-    mode: Literal["rule", "hybrid"] = "rule"  # hybrid needs a judge model
+    mode: GradingKind = "rule"  # judge needs a judge model; hybrid without one is the rule checks
     judge_model: str | None = None
     judge_base_url: str | None = None
+
+    @model_validator(mode="after")
+    def _judge_for_judge_mode(self) -> GradingConfig:
+        if self.mode == "judge" and not self.judge_model:
+            raise ValueError("mode 'judge' needs judge_model (and judge_base_url for a served judge)")
+        return self
 
 
 class StageConfig(BaseModel):
@@ -184,6 +195,13 @@ def build_args(
         values.setdefault("use_cpu", False)
     if config.stage == "multiturn":
         values.setdefault("max_completion_length", config.rollout.max_completion_tokens)
+        # TRL computes the loss's log-probabilities at ``temperature``: it must be the one the episodes
+        # were sampled at, or the policy gradient is taken for a distribution nobody sampled from.
+        if values.setdefault("temperature", config.rollout.temperature) != config.rollout.temperature:
+            raise StageConfigError(
+                f"trainer.temperature {values['temperature']} differs from rollout.temperature "
+                f"{config.rollout.temperature}: the multi-turn stage samples at rollout.temperature; set only that"
+            )
     try:
         import tensorboard  # noqa: F401
 
@@ -228,13 +246,13 @@ def build_trainer(
     args: MedGRPOConfig,
     *,
     model: str | None = None,
-    patient: Any = None,
-    grader: Any = None,
+    patient: ChatClient | None = None,
+    grader: Grader | None = None,
 ) -> Any:
     """A ``GRPOTrainer`` for one stage (the model is ``embedded`` or a checkpoint folder).
 
-    ``patient`` (a ChatClient for the simulated patient; default: a frozen copy of the embedded
-    model) and ``grader`` (default: ``serving.wiring.build_grader`` per ``grading``) are injectable.
+    ``patient`` (the simulated patient's client; default: a frozen copy of the embedded model) and
+    ``grader`` (default: ``build_stage_grader``, per ``grading``) are injectable.
     """
     from datasets import Dataset
 
@@ -311,23 +329,16 @@ def _stage_cases(config: StageConfig) -> list[Any]:
     return cases
 
 
-def build_stage_grader(config: StageConfig) -> Any:
-    """The verifier's grader: rule checks only, or hybrid with an LLM judge when one is configured."""
-    from serving.wiring import build_grader
-
-    if config.grading.mode == "rule" or not config.grading.judge_model:
-        return build_grader(None)
-    from serving.clients import build_client
-
-    judge = build_client(config.grading.judge_model, base_url=config.grading.judge_base_url)
-    return build_grader(judge)
+def build_stage_grader(config: StageConfig) -> Grader:
+    """The verifier's grader for the stage's ``grading`` (its judge's replies are not cached: a reward)."""
+    grading = config.grading
+    judge = ClientSpec(model=grading.judge_model, base_url=grading.judge_base_url) if grading.judge_model else None
+    return build_grader(GraderSpec(kind=grading.mode, judge=judge, judge_cache=False))
 
 
-def _default_patient() -> Any:
+def _default_patient() -> ChatClient:
     """A frozen copy of the embedded model plays the patient (the policy's weights change)."""
-    from policy.local import LocalChatClient
-
-    return LocalChatClient.from_spec("embedded", max_batch_size=8)
+    return build_client(ClientSpec(model="embedded", max_batch_size=8))
 
 
 def run_stage(
@@ -338,8 +349,8 @@ def run_stage(
     resume: bool = False,
     overrides: dict[str, Any] | None = None,
     device: str = "cpu",
-    patient: Any = None,
-    grader: Any = None,
+    patient: ChatClient | None = None,
+    grader: Grader | None = None,
 ) -> StageResult:
     """Train one stage; with ``resume`` continue from the last checkpoint in ``output_dir`` if any."""
     from transformers.trainer_utils import get_last_checkpoint
@@ -384,8 +395,8 @@ def run_stages(
     resume: bool = False,
     overrides: dict[str, Any] | None = None,
     device: str = "cpu",
-    patient: Any = None,
-    grader: Any = None,
+    patient: ChatClient | None = None,
+    grader: Grader | None = None,
 ) -> list[StageResult]:
     """Run stages in order; each starts from the previous stage's final model."""
     results: list[StageResult] = []

@@ -17,7 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from policy.engine.device import DeviceError as DeviceError  # re-exported: load_model raises it
+from policy.engine.device import dtype_name, resolve_device, resolve_dtype
+
 if TYPE_CHECKING:
+    import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 logger = logging.getLogger(__name__)
@@ -40,6 +44,14 @@ class LoadedModel:
     tokenizer: PreTrainedTokenizerBase
     path: Path
     name: str
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return next(self.model.parameters()).dtype
 
 
 def medverifier_home() -> Path:
@@ -115,11 +127,19 @@ def resolve_model_path(spec: str) -> Path:
     return path
 
 
-def load_model(spec: str = EMBEDDED, *, dtype: str = "float32", device: str = "cpu") -> LoadedModel:
-    """Load a causal LM and its tokenizer (left padding, a pad token, a chat template)."""
-    import torch
+def load_model(
+    spec: str = EMBEDDED, *, device: str | torch.device | None = None, dtype: str | torch.dtype | None = None
+) -> LoadedModel:
+    """Load a causal LM and its tokenizer (left padding, a pad token, a chat template).
+
+    ``device``: ``cpu`` (the default), ``cuda`` / ``cuda:N``, or ``auto`` (CUDA when torch sees a GPU);
+    ``dtype``: ``float32`` (the default), ``bfloat16``, ``float16``, or ``auto`` (float32 on the CPU,
+    bfloat16 or float16 on a GPU). Both are checked before anything loads (``DeviceError``).
+    """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    target = resolve_device(device)
+    precision = resolve_dtype(dtype, target)
     path = resolve_model_path(spec)
     started = time.perf_counter()
     tokenizer = AutoTokenizer.from_pretrained(path)
@@ -128,8 +148,8 @@ def load_model(spec: str = EMBEDDED, *, dtype: str = "float32", device: str = "c
         tokenizer.pad_token = tokenizer.eos_token
     if not tokenizer.chat_template:
         raise ModelNotAvailableError(f"model {spec!r}: the tokenizer has no chat template")
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).to(device)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=precision).to(target)
     model.eval()
-    logger.info("loaded %s in %.1fs", path, time.perf_counter() - started)
+    logger.info("loaded %s on %s (%s) in %.1fs", path, target, dtype_name(precision), time.perf_counter() - started)
     name = EMBEDDED_NAME if spec == EMBEDDED else path.name
     return LoadedModel(model=model, tokenizer=tokenizer, path=path, name=name)

@@ -1,21 +1,23 @@
 """The multi-turn ``rollout_func``: consultations between the current policy and the patient simulator.
 
 For each prompt TRL hands over (one per completion; a group's prompts are consecutive), one
-episode is played: the doctor turns are sampled from ``trainer.model`` through a
-``LocalChatClient`` that batches the turns of all concurrent episodes into one forward pass; the
-patient and the measurement responder answer through ``patient_sim.env.ConsultationEnv``.
+episode is played by **the** consultation loop (``patient_sim.loop.run_consultation``, the same loop
+the consultation eval, ``simulate`` and the benchmarks use, with the same sampling defaults): doctor
+turns are sampled from ``trainer.model`` through a ``LocalChatClient`` that batches the turns of all
+concurrent episodes into one forward pass; the patient and the measurement responder answer through
+``patient_sim.env.ConsultationEnv``.
 
-The returned completion is the rest of the dialogue in chat-template form: doctor tokens (as
-sampled, ``env_mask`` 1) and environment tokens (template glue, patient and measurement replies,
-``env_mask`` 0), so the loss only ever sees the policy's own tokens. The total is bounded by
-``max_completion_tokens``; a turn that would overflow is cut and the episode ends, mask and ids
-staying the same length. A trajectory with a void doctor turn is flagged (``void``) for the reward
-to drop (SimpleTIR).
+The returned completion is the rest of the dialogue as tokens (``policy.tokens.TokenRecorder``):
+doctor tokens as sampled (``env_mask`` 1) and environment tokens — the model's own chat template's
+glue, the patient and measurement replies (``env_mask`` 0) — so the loss only ever sees the policy's
+own tokens. The total is bounded by ``max_completion_tokens``; a turn that would overflow is cut and
+the episode ends (``"budget"``), mask and ids staying the same length. A trajectory with a void doctor
+turn is flagged (``void``) for the reward to drop (SimpleTIR).
 
-ARPO-style branching (``branching.enabled``): when, after a patient turn, the policy's next-token
-entropy exceeds ``threshold``, the episode is forked (environment deep-copied, the policy prefix
-shared) and the fork continues with a different seed. A group keeps exactly ``num_generations``
-trajectories: forks replace some of the group's independent episodes instead of adding to them.
+ARPO-style branching (``branching.enabled``): when, before a doctor turn that follows a patient turn,
+the policy's next-token entropy exceeds ``threshold``, the episode is forked (environment and recorder
+copied, the policy prefix shared) and the fork continues with a different seed. A group keeps exactly
+``num_generations`` trajectories: forks replace some of the group's independent episodes.
 """
 
 from __future__ import annotations
@@ -31,7 +33,11 @@ from typing import Any
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
+from patient_sim.env import ConsultationEnv
+from patient_sim.loop import SamplingConfig, new_env, run_consultation
 from policy.model import LoadedModel
+from policy.tokens import TokenRecorder
+from verifier.llm import ChatClient
 from verifier.markers import is_void_turn
 from verifier.types import Case, Message
 
@@ -46,20 +52,17 @@ class BranchingConfig(BaseModel):
     max_branches: int = Field(1, ge=0, description="forks per group (they replace independent episodes)")
 
 
-class RolloutConfig(BaseModel):
-    """The ``rollout:`` block of a multi-turn stage YAML."""
+class RolloutConfig(SamplingConfig):
+    """The ``rollout:`` block of a multi-turn stage YAML: the shared sampling config (the same defaults
+    as the consultation eval's) plus what only training needs."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    max_turns: int = Field(4, ge=1)
-    turn_tokens: int = Field(48, ge=4, description="max tokens per doctor turn")
-    max_completion_tokens: int = Field(256, ge=16, description="bound on the whole completion (all turns)")
-    min_turn_tokens: int = Field(8, ge=1)
-    temperature: float = Field(1.0, ge=0.0)
-    patient_max_tokens: int = Field(32, ge=4)
+    max_completion_tokens: int | None = Field(384, ge=16, description="bound on the whole completion (all turns)")
     drop_void: bool = True
     episodes_per_case: int = Field(1, ge=1, description="dataset rows per case (distinct personas)")
     branching: BranchingConfig = Field(default_factory=BranchingConfig)
+
+    def sampling(self) -> SamplingConfig:
+        return SamplingConfig(**{name: getattr(self, name) for name in SamplingConfig.model_fields})
 
 
 @dataclass
@@ -80,16 +83,11 @@ class Trajectory:
     ended: str = ""
     branched_from: int | None = None
 
-    def add(self, ids: list[int], mask: int, logprobs: list[float] | None = None) -> None:
-        self.completion_ids.extend(ids)
-        self.env_mask.extend([mask] * len(ids))
-        self.logprobs.extend(logprobs if logprobs is not None else [0.0] * len(ids))
-
 
 class MultiTurnRollout:
     """A TRL ``rollout_func`` (call it as ``rollout(prompts, trainer)``)."""
 
-    def __init__(self, cases: list[Case], patient: Any, loaded: LoadedModel, config: RolloutConfig) -> None:
+    def __init__(self, cases: list[Case], patient: ChatClient, loaded: LoadedModel, config: RolloutConfig) -> None:
         if not cases:
             raise ValueError("multi-turn rollout: no cases")
         self.cases = cases
@@ -118,25 +116,19 @@ class MultiTurnRollout:
                 rows.append({"prompt": prompt, "case_id": case.id})
         return rows
 
-    def _make_env(self, spec: EpisodeSpec, env_seed: int) -> Any:
-        from patient_sim.env import ConsultationEnv
+    def _make_env(self, spec: EpisodeSpec, env_seed: int) -> ConsultationEnv:
         from patient_sim.personas import sample_persona
 
-        persona = sample_persona(spec.persona_seed, case=spec.case)
-        return ConsultationEnv(
-            spec.case, persona, self.patient, max_turns=self.config.max_turns, seed=env_seed,
-            patient_max_tokens=self.config.patient_max_tokens,
-        )
+        return new_env(spec.case, sample_persona(spec.persona_seed, case=spec.case), self.patient,
+                       self.config.sampling(), seed=env_seed)
 
     @staticmethod
-    def _prompt_messages(env: Any) -> list[Message]:
-        from patient_sim.prompts import DOCTOR_SYSTEM_PROMPT
-
-        return [Message(role="system", content=DOCTOR_SYSTEM_PROMPT), Message(role="user", content=env.opening())]
+    def _prompt_messages(env: ConsultationEnv) -> list[Message]:
+        return env.messages()
 
     # ------------------------------------------------------------------ TRL entry point
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
-        from policy.local import LocalChatClient
+        from policy.engine.client import LocalChatClient
 
         model = trainer.model
         self._model = model
@@ -163,7 +155,7 @@ class MultiTurnRollout:
             "policy_tokens": [sum(t.env_mask) for t in trajectories],
         }
 
-    async def run(self, prompts: list[Any], policy: Any, *, group: int = 1, seed: int = 0) -> list[Trajectory]:
+    async def run(self, prompts: list[Any], policy: ChatClient, *, group: int = 1, seed: int = 0) -> list[Trajectory]:
         """Play one episode per prompt concurrently (doctor turns batch together in ``policy``)."""
         specs = [self._spec_for(p) for p in prompts]
         branching = self.config.branching
@@ -185,65 +177,33 @@ class MultiTurnRollout:
         return self._specs[key]
 
     async def _episode(
-        self, spec: EpisodeSpec, policy: Any, seed: int, *, env_seed: int, start: tuple[Any, Trajectory] | None = None,
-        forks: list[tuple[Any, Trajectory]] | None = None,
+        self, spec: EpisodeSpec, policy: Any, seed: int, *, env_seed: int,
+        start: tuple[ConsultationEnv, TokenRecorder] | None = None,
+        forks: list[tuple[ConsultationEnv, TokenRecorder]] | None = None,
     ) -> Trajectory:
         """Play (or continue, from ``start``) one consultation; record fork points into ``forks``."""
-        cfg = self.config
-        if start is None:
-            env = self._make_env(spec, env_seed)
-            messages = self._prompt_messages(env)
-            traj = Trajectory(prompt_ids=self._render(messages, generation_prompt=True))
-            traj.transcript = [messages[1]]
-        else:
-            env, traj = start
-        turn = len(traj.doctor_turns)
-        while True:
-            budget = cfg.max_completion_tokens - len(traj.completion_ids)
-            if budget < cfg.min_turn_tokens:
-                traj.ended = "budget"
-                break
-            messages = self._conversation(traj)
-            if forks is not None and turn > 0 and self._entropy(messages) > cfg.branching.threshold:
-                forks.append((copy.deepcopy(env, {id(self.patient): self.patient}), copy.deepcopy(traj)))
-            done = await self._doctor_turn(env, traj, policy, seed * 101 + turn, min(cfg.turn_tokens, budget))
-            turn += 1
-            if done:
-                break
-        return traj
+        env, recorder = start if start is not None else (
+            self._make_env(spec, env_seed), TokenRecorder(self.tokenizer, self.config.max_completion_tokens))
 
-    async def _doctor_turn(self, env: Any, traj: Trajectory, policy: Any, seed: int, max_tokens: int) -> bool:
-        """One doctor turn and the environment's answer; True when the episode is over."""
-        completion = await policy.complete(
-            self._conversation(traj), max_tokens=max_tokens, temperature=self.config.temperature, seed=seed
+        def fork_point(env: ConsultationEnv, recorder: Any) -> None:
+            if forks is not None and env.turns > 0 and self._entropy(env.messages()) > self.config.branching.threshold:
+                forks.append((copy.deepcopy(env, {id(self.patient): self.patient}), copy.deepcopy(recorder)))
+
+        result = await run_consultation(env, policy, self.config.sampling(), seed=seed, recorder=recorder,
+                                        before_turn=fork_point if forks is not None else None)
+        tokens = result.tokens
+        assert tokens is not None  # a recorder was given
+        doctor_turns = [m.content for m in result.transcript if m.role == "assistant"]
+        return Trajectory(
+            prompt_ids=tokens.prompt_ids, completion_ids=tokens.completion_ids, env_mask=tokens.env_mask,
+            logprobs=tokens.logprobs, doctor_turns=doctor_turns, transcript=result.transcript,
+            void=any(is_void_turn(t) for t in doctor_turns), ended=result.termination_reason or "done",
         )
-        traj.add(list(completion.tokens), 1, list(completion.logprobs or [0.0] * len(completion.tokens)))
-        text = completion.text.strip()
-        traj.doctor_turns.append(text)
-        traj.transcript.append(Message(role="assistant", content=text))
-        if is_void_turn(text):
-            traj.void = True
-        im_end = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
-        if not completion.tokens or completion.tokens[-1] != im_end:
-            traj.add([im_end], 0)  # the template's end of turn, supplied by the environment
-        result = await env.step(text)
-        if result.done and not result.reply:
-            traj.ended = result.reason or "done"
-            return True
-        traj.transcript.append(Message(role="user", content=result.reply))
-        tail = "" if result.done else "\n<|im_start|>assistant\n"
-        env_ids = self.tokenizer.encode(f"\n<|im_start|>user\n{result.reply}<|im_end|>{tail}", add_special_tokens=False)
-        room = self.config.max_completion_tokens - len(traj.completion_ids)
-        traj.add(env_ids[: max(room, 0)], 0)
-        if result.done or len(env_ids) > room:
-            traj.ended = (result.reason or "done") if result.done else "budget"
-            return True
-        return False
 
     async def _branched_group(self, specs: list[EpisodeSpec], policy: Any, seed: int) -> list[Trajectory]:
         """ARPO: fewer independent episodes, the rest forked at high-entropy points after patient turns."""
         n_roots = max(1, len(specs) - self.config.branching.max_branches)
-        forks: list[tuple[Any, Trajectory]] = []
+        forks: list[tuple[ConsultationEnv, TokenRecorder]] = []
         roots = await asyncio.gather(
             *(self._episode(spec, policy, seed + i, env_seed=i, forks=forks) for i, spec in enumerate(specs[:n_roots]))
         )
@@ -251,27 +211,18 @@ class MultiTurnRollout:
         for j in range(len(specs) - n_roots):
             index = n_roots + j
             if j < len(forks):
-                env, prefix = forks[j]
-                prefix.branched_from = 0
                 self.branches += 1
-                extra.append(self._episode(specs[index], policy, seed + 10_000 + j, env_seed=index, start=(env, prefix)))
+                extra.append(self._episode(specs[index], policy, seed + 10_000 + j, env_seed=index, start=forks[j]))
             else:
                 extra.append(self._episode(specs[index], policy, seed + index, env_seed=index))
-        return [*roots, *(await asyncio.gather(*extra))]
+        branched = list(await asyncio.gather(*extra))
+        for trajectory in branched[: len(forks)]:
+            trajectory.branched_from = 0
+        return [*roots, *branched]
 
     # ------------------------------------------------------------------ helpers
-    def _conversation(self, traj: Trajectory) -> list[Message]:
-        from patient_sim.prompts import DOCTOR_SYSTEM_PROMPT
-
-        return [Message(role="system", content=DOCTOR_SYSTEM_PROMPT), *traj.transcript]
-
     def _render(self, messages: list[Message], *, generation_prompt: bool) -> list[int]:
-        ids = self.tokenizer.apply_chat_template(
-            [m.model_dump() for m in messages], add_generation_prompt=generation_prompt, tokenize=True
-        )
-        if hasattr(ids, "keys"):
-            ids = ids["input_ids"]
-        return list(ids)
+        return TokenRecorder(self.tokenizer).render_ids(messages, generation_prompt=generation_prompt)
 
     @torch.inference_mode()
     def _entropy(self, messages: list[Message]) -> float:

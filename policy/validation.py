@@ -158,7 +158,7 @@ class ValidationCallback(TrainerCallback):
         return (round(sum(scored) / len(scored), 4) if scored else None), unscored
 
     def _answers(self, model: Any) -> list[str]:
-        from policy.local import LocalChatClient
+        from policy.engine.client import LocalChatClient
         from policy.model import LoadedModel
         from verifier.types import Message
 

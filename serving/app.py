@@ -23,6 +23,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from policy.clients import build_client
+from policy.graders import build_registry
 from serving import routes_chat, routes_consultations, routes_verify
 from serving.auth import KeyStore, Tenant, require_tenant
 from serving.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
@@ -106,23 +108,6 @@ class BodyLimitMiddleware:
         await response(scope, receive, send)
 
 
-def _default_registry(judge: ChatClient | None, rubric_client: ChatClient | None, settings: Settings) -> Registry:
-    try:
-        from serving.wiring import build_registry  # type: ignore[import-not-found]
-    except ImportError:
-        logger.warning("serving.wiring is not available: /v1/verify has no backends registered")
-        return Registry()
-    try:
-        return build_registry(judge=judge, rubric_client=rubric_client, gui_allowed_urls=settings.gui_allowed_urls)
-    except ImportError as exc:  # one missing optional backend must not take consultations down
-        from serving.wiring import build_medical_backend  # type: ignore[import-not-found]
-
-        logger.error("build_registry failed (%s); /v1/verify serves the medical domain only", exc)
-        registry = Registry()
-        registry.register(build_medical_backend(judge, rubric_client=rubric_client))
-        return registry
-
-
 def create_app(
     settings: Settings | None = None,
     *,
@@ -134,15 +119,14 @@ def create_app(
     """The app. ``client``, ``judge``, ``rubric_client`` and ``registry`` are built from ``settings`` when
     not given (the CLI path); the judge and the rubric model only when settings name them."""
     settings = settings or Settings()
-    from serving.clients import build_client, build_model_client
-
+    # The judge and the rubric model share the policy's client (one copy, one batch queue) when they
+    # are the same local model: build_client caches by spec.
     if client is None:
-        client = build_client(settings.model, base_url=settings.base_url, api_key=settings.upstream_api_key,
-                              max_batch_size=settings.max_batch_size, timeout_s=settings.request_timeout_s)
+        client = build_client(settings.policy())
     if judge is None and (judge_spec := settings.judge()) is not None:
-        judge = build_model_client(judge_spec, settings)
+        judge = build_client(judge_spec)
     if rubric_client is None and (rubric_spec := settings.rubric()) is not None:
-        rubric_client = build_model_client(rubric_spec, settings)
+        rubric_client = build_client(rubric_spec)
     admission = Admission(settings.queue_size, settings.retry_after_s)
     metrics = Metrics(admission, client)
 
@@ -156,7 +140,8 @@ def create_app(
         app.state.admission = admission
         app.state.metrics = metrics
         app.state.started = int(time.time())
-        app.state.registry = registry if registry is not None else _default_registry(judge, rubric_client, settings)
+        app.state.registry = registry if registry is not None else build_registry(
+            judge, rubric_client=rubric_client, gui_allowed_urls=settings.gui_allowed_urls)
         db_path = settings.resolved_db_path()
         app.state.consultations = await ConsultationStore.open(db_path, client, history_chars=settings.history_chars)
         if not len(app.state.keys):
@@ -183,7 +168,7 @@ def create_app(
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         kind = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
-        return _error(exc.status_code, str(exc.detail), kind, headers=getattr(exc, "headers", None))
+        return _error(exc.status_code, str(exc.detail), kind, headers=dict(exc.headers) if exc.headers else None)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

@@ -9,8 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from verifier.llm import ChatClient
 
 DOMAINS = ("medical", "code", "search", "gui")
 
@@ -45,8 +49,8 @@ def _medical_cases(cases: Path | None, agentclinic: bool, strict: bool = False) 
     return loaded, str(cases)
 
 
-async def _run(domain: str, cases: Path | None, agentclinic: bool, tasks: Path | None, judge, show: bool,
-               strict: bool = False):
+async def _run(domain: str, cases: Path | None, agentclinic: bool, tasks: Path | None, judge: ChatClient | None,
+               show: bool, strict: bool = False):
     from evaluation.audit import run_audit
     from evaluation.progress import progress
 
@@ -116,9 +120,9 @@ def audit(
             raise _fail(str(exc)) from exc
     client = None
     if judge or judge_base_url:
-        from serving.clients import build_client
+        from policy.clients import ClientSpec, build_client
 
-        client = build_client(judge or "judge", base_url=judge_base_url)
+        client = build_client(ClientSpec(model=judge or "judge", base_url=judge_base_url))
     from verifier.backends import RecordError
 
     try:

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
+
+from serving.cli_model import DEVICE_HELP, DTYPE_HELP, placement
+
+if TYPE_CHECKING:
+    from evaluation.consult_eval import ConsultEval
+    from evaluation.healthbench_eval import HealthBenchEval
+    from policy.graders import GraderSpec
 
 eval_app = typer.Typer(help="Offline evaluations (HealthBench-style rubrics, AgentClinic-style consultations).",
                        no_args_is_help=True)
@@ -31,18 +38,20 @@ def _bad_input_errors() -> tuple[type[BaseException], ...]:
     return (ValueError, FileNotFoundError, LookupError, ValidationError, ModelNotAvailableError, OSError)
 
 
-def _grader(grading: str, judge: str | None, judge_base_url: str | None, batched: bool, cache: bool = True) -> Any:
-    from evaluation.specs import ClientSpec, GraderSpec
+def _grader(grading: str, judge: str | None, judge_base_url: str | None, batched: bool, cache: bool,
+            local: dict[str, str | None]) -> GraderSpec:
+    from policy.clients import ClientSpec
+    from policy.graders import GRADING_KINDS, GraderSpec
 
-    if grading not in ("rule", "judge", "hybrid"):
+    if grading not in GRADING_KINDS:
         raise _fail(f"--grading must be rule, judge or hybrid, got {grading!r}")
     if grading == "judge" and not judge:
         raise _fail("--grading judge needs --judge MODEL")
-    spec = ClientSpec(model=judge, base_url=judge_base_url) if judge else None
+    spec = ClientSpec(model=judge, base_url=judge_base_url, **local) if judge else None
     return GraderSpec(kind=grading, judge=spec, batched=batched, judge_cache=cache)  # type: ignore[arg-type]
 
 
-def _finish(evaluation: Any) -> None:
+def _finish(evaluation: HealthBenchEval | ConsultEval) -> None:
     from rich.console import Console
 
     from evaluation.report import summary_table
@@ -61,7 +70,7 @@ def _finish(evaluation: Any) -> None:
                       f"rerun with --resume {evaluation.config.name}[/yellow]")
 
 
-def _resume(run: str, runs_dir: str | None, kind: str) -> Any:
+def _resume(run: str, runs_dir: str | None, kind: str) -> HealthBenchEval | ConsultEval:
     from evaluation.store import load_config, resolve_run_dir
 
     try:
@@ -95,6 +104,8 @@ def healthbench(
     batched: bool = typer.Option(False, help="Grade many rubric items per judge call (the project's batch "
                                  "prompt: not comparable with published HealthBench numbers)."),
     judge_cache: bool = typer.Option(True, help="Reuse cached judge replies ($MEDVERIFIER_HOME/judge_cache.sqlite)."),
+    device: str | None = typer.Option(None, envvar="MEDVERIFIER_DEVICE", help=DEVICE_HELP),
+    dtype: str | None = typer.Option(None, envvar="MEDVERIFIER_DTYPE", help=DTYPE_HELP),
     limit: int | None = typer.Option(None, min=1, help="Evaluate a seeded sample of this many examples."),
     concurrency: int = typer.Option(8, min=1),
     seed: int = typer.Option(0),
@@ -109,7 +120,7 @@ def healthbench(
 ) -> None:
     """Sample responses to HealthBench-format prompts and grade them against their rubrics."""
     from evaluation.healthbench_eval import HealthBenchEval
-    from evaluation.specs import ClientSpec
+    from policy.clients import ClientSpec
     from verifier.grader_prompts import GRADER_PROMPT_NAMES
     from verifier.healthbench_template import GraderTemplateUnavailable
 
@@ -126,12 +137,14 @@ def healthbench(
         raise _fail(f"--grader-prompt must be one of {', '.join(GRADER_PROMPT_NAMES)}, got {grader_prompt!r}")
     if judge_base_url and not judge:
         raise _fail("--judge-base-url needs --judge MODEL (the name the server serves)")
-    grader = _grader(grading, judge, judge_base_url, batched, judge_cache).model_copy(update={"prompt": grader_prompt})
+    local = placement(device, dtype)
+    grader = _grader(grading, judge, judge_base_url, batched, judge_cache, local).model_copy(
+        update={"prompt": grader_prompt})
     if judge and batched and grader_prompt == "healthbench":
         typer.echo("note: --batched grades with the project's batch prompt (HealthBench has none): the scores "
                    "are not comparable with published HealthBench numbers", err=True)
     evaluation = HealthBenchEval.create(
-        data, policy=ClientSpec(model=model, base_url=base_url),
+        data, policy=ClientSpec(model=model, base_url=base_url, **local),
         grader=grader, seed=seed, limit=limit,
         concurrency=concurrency, executor=executor, ray_address=ray_address, max_tokens=max_tokens,
         length_penalty=length_penalty, run_name=run_name, runs_dir=runs_dir,
@@ -171,8 +184,9 @@ def consult(
                                 "(default: skip it, and say 'N imported, M skipped')."),
     case: list[str] = typer.Option([], help="Only these case ids (repeatable)."),
     personas: int = typer.Option(1, min=1, help="Personas sampled per case."),
-    max_turns: int = typer.Option(6, min=1),
-    doctor_max_tokens: int = typer.Option(96, min=1),
+    max_turns: int | None = typer.Option(None, min=1, help="Doctor turns (default: the shared sampling config's, 6)."),
+    doctor_max_tokens: int | None = typer.Option(None, min=4, help="Tokens per doctor turn (default 64)."),
+    temperature: float | None = typer.Option(None, min=0.0, help="The doctor's temperature (default 0.7)."),
     model: str = typer.Option("embedded", help=_POLICY_HELP),
     base_url: str | None = typer.Option(None, help="OpenAI-compatible server of the doctor policy."),
     patient_model: str = typer.Option("embedded", help="The simulated patient's model."),
@@ -182,6 +196,8 @@ def consult(
     grading: str = typer.Option("hybrid", help="rule, judge or hybrid."),
     batched: bool = typer.Option(False),
     judge_cache: bool = typer.Option(True, help="Reuse cached judge replies."),
+    device: str | None = typer.Option(None, envvar="MEDVERIFIER_DEVICE", help=DEVICE_HELP),
+    dtype: str | None = typer.Option(None, envvar="MEDVERIFIER_DTYPE", help=DTYPE_HELP),
     limit: int | None = typer.Option(None, min=1, help="A seeded sample of this many cases."),
     concurrency: int = typer.Option(8, min=1),
     seed: int = typer.Option(0),
@@ -194,8 +210,9 @@ def consult(
 ) -> None:
     """Run consultations against the patient simulator and grade them (AgentClinic-style)."""
     from evaluation.consult_eval import ConsultEval
-    from evaluation.specs import ClientSpec
-    from evaluation.store import ConsultParams
+    from evaluation.records import ConsultParams
+    from patient_sim.loop import SamplingConfig
+    from policy.clients import ClientSpec
 
     if resume:
         _finish(_resume(resume, runs_dir, "consult"))
@@ -206,14 +223,17 @@ def consult(
         raise _fail(f"--executor must be local or ray, got {executor!r}")
     if agentclinic and cases is not None:
         _report_agentclinic_import(cases, strict)
+    local = placement(device, dtype)
+    chosen = {"max_turns": max_turns, "turn_tokens": doctor_max_tokens, "temperature": temperature}
     params = ConsultParams(
         cases_path=str(cases) if cases else None, cases_format="agentclinic" if agentclinic else "project",
-        case_ids=list(case), personas_per_case=personas, max_turns=max_turns,
-        doctor_max_tokens=doctor_max_tokens, patient=ClientSpec(model=patient_model, base_url=patient_base_url),
+        case_ids=list(case), personas_per_case=personas,
+        sampling=SamplingConfig(**{k: v for k, v in chosen.items() if v is not None}),
+        patient=ClientSpec(model=patient_model, base_url=patient_base_url, **local),
     )
     evaluation = ConsultEval.create(
-        policy=ClientSpec(model=model, base_url=base_url),
-        grader=_grader(grading, judge, judge_base_url, batched, judge_cache),
+        policy=ClientSpec(model=model, base_url=base_url, **local),
+        grader=_grader(grading, judge, judge_base_url, batched, judge_cache, local),
         params=params, seed=seed, limit=limit, concurrency=concurrency, executor=executor,
         ray_address=ray_address, run_name=run_name, runs_dir=runs_dir,
     )

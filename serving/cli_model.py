@@ -9,6 +9,20 @@ import typer
 
 model_app = typer.Typer(help="Prepare and inspect the local model.", no_args_is_help=True)
 
+DEVICE_HELP = "Where local models run: cpu, cuda, cuda:N or auto (CUDA when there is a GPU). Default: cpu."
+DTYPE_HELP = "Local models' precision: float32, bfloat16, float16 or auto (bfloat16/float16 on a GPU). Default: float32."
+
+
+def placement(device: str | None, dtype: str | None) -> dict[str, str | None]:
+    """``--device``/``--dtype`` checked (exit 2 naming the bad value), as ``ClientSpec`` keywords."""
+    from policy.engine.device import check_device, check_dtype
+
+    try:
+        return {"device": check_device(device), "dtype": check_dtype(dtype)}
+    except ValueError as exc:
+        typer.echo(f"error: --{exc}", err=True)
+        raise typer.Exit(2) from exc
+
 
 @model_app.command("prepare")
 def prepare(force: bool = typer.Option(False, help="Convert again even if the checkpoint exists.")) -> None:
@@ -50,26 +64,36 @@ def chat(
     model: str = typer.Option("embedded", help="`embedded`, a checkpoint folder, or the served model name."),
     base_url: str | None = typer.Option(None, help="An OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"),
     api_key: str | None = typer.Option(None, envvar="OPENAI_API_KEY", help="API key for --base-url."),
+    device: str | None = typer.Option(None, envvar="MEDVERIFIER_DEVICE", help=DEVICE_HELP),
+    dtype: str | None = typer.Option(None, envvar="MEDVERIFIER_DTYPE", help=DTYPE_HELP),
     system: str | None = typer.Option(None, help="A system prompt."),
     max_tokens: int = typer.Option(256, min=1),
     temperature: float = typer.Option(0.7, min=0.0),
 ) -> None:
     """Chat with the model in the terminal (replies stream as they are generated; Ctrl-D quits)."""
+    from pydantic import SecretStr
+
+    from policy.clients import ClientSpec, build_client
     from policy.model import ModelNotAvailableError
-    from serving.clients import build_client
-    from verifier.llm import LLMError
+    from verifier.llm import ClosableClient, LLMError, StreamingClient
     from verifier.types import Message
 
+    spec = ClientSpec(model=model, base_url=base_url, api_key=SecretStr(api_key) if api_key else None,
+                      **placement(device, dtype))
     try:
-        client = build_client(model, base_url=base_url, api_key=api_key)
-    except ModelNotAvailableError as exc:
+        client = build_client(spec)
+    except (ModelNotAvailableError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     history: list[Message] = [Message(role="system", content=system)] if system else []
 
     async def reply() -> str:
+        if not isinstance(client, StreamingClient):
+            text = (await client.complete(history, max_tokens=max_tokens, temperature=temperature)).text
+            sys.stdout.write(text + "\n")
+            return text
         parts: list[str] = []
-        async for piece in client.stream(history, max_tokens=max_tokens, temperature=temperature):  # type: ignore[attr-defined]
+        async for piece in client.stream(history, max_tokens=max_tokens, temperature=temperature):
             parts.append(piece)
             sys.stdout.write(piece)
             sys.stdout.flush()
@@ -80,9 +104,8 @@ def chat(
         try:
             await loop()
         finally:  # stop the decoding thread (or close connections) before the interpreter exits
-            close = getattr(client, "aclose", None)
-            if close is not None:
-                await close()
+            if isinstance(client, ClosableClient):
+                await client.aclose()
 
     async def loop() -> None:
         # One event loop for the whole session: clients keep connections and batch queues on it.

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from verifier.judge import JudgeGrader
+    from verifier.protocols import Grader
 
 MAX_CONCURRENT_EXAMPLES = 16
 
@@ -39,13 +39,10 @@ def rubric(
     except (CaseNotFoundError, CaseFormatError) as exc:
         _fail(str(exc).strip("'\""))
         return
-    from serving.wiring import build_rubric_generator
+    from policy.clients import ClientSpec, build_client
+    from policy.graders import build_rubric_generator
 
-    client = None
-    if llm or base_url:
-        from serving.clients import build_client
-
-        client = build_client(llm or "embedded", base_url=base_url)
+    client = build_client(ClientSpec(model=llm or "embedded", base_url=base_url)) if llm or base_url else None
     generated = asyncio.run(build_rubric_generator(client).generate(case=found))
     if as_json:
         typer.echo(generated.model_dump_json(indent=2, exclude_none=True))
@@ -112,45 +109,45 @@ def grade(
                        has_judge=has_judge)
     except NotGradable as exc:
         _fail(str(exc))
-    judge_grader = None
-    if has_judge:
-        judge_grader = _judge_grader(judge, judge_base_url, grader_prompt, batched, max_tokens, cache)
-        if batched and grader_prompt == "healthbench":
-            typer.echo("note: --batched grades with the project's batch prompt (HealthBench has none): the "
-                       "scores are not comparable with published HealthBench numbers", err=True)
-    summary = asyncio.run(_grade_all(by_id, answers, judge_grader, grading, out))
+    grader = _grader(grading, judge if has_judge else None, judge_base_url if has_judge else None, grader_prompt,
+                     batched, max_tokens, cache)
+    if has_judge and batched and grader_prompt == "healthbench":
+        typer.echo("note: --batched grades with the project's batch prompt (HealthBench has none): the "
+                   "scores are not comparable with published HealthBench numbers", err=True)
+    summary = asyncio.run(_grade_all(by_id, answers, grader, out))
     typer.echo(json.dumps(summary, indent=2))
 
 
-def _judge_grader(judge: str | None, base_url: str | None, prompt: str, batched: bool, max_tokens: int,
-                  cache: bool) -> JudgeGrader:
-    from serving.clients import build_client
+def _grader(grading: str, judge: str | None, base_url: str | None, prompt: str, batched: bool, max_tokens: int,
+            cache: bool) -> Grader:
+    """The grader for ``--grading`` with the judge ``judge`` at ``base_url`` (both None: no judge)."""
+    from policy.clients import ClientSpec
+    from policy.graders import GraderSpec, build_grader
     from verifier.grader_prompts import grader_prompt
-    from verifier.graders import JudgeCache, JudgeGrader
     from verifier.healthbench_template import GraderTemplateError, GraderTemplateUnavailable
 
+    judge_spec = ClientSpec(model=judge or "judge", base_url=base_url) if judge or base_url else None
     try:
-        if not batched:  # before a judge model is loaded
+        if judge_spec is not None and not batched:  # before a judge model is loaded
             grader_prompt(prompt)
     except GraderTemplateUnavailable as exc:
         _fail(f"{exc}; or pass --grader-prompt medverifier to grade with the project's prompt (recorded as "
               "such; not comparable with published HealthBench numbers)")
     except GraderTemplateError as exc:
         _fail(str(exc))
-    client = build_client(judge or "judge", base_url=base_url)
-    return JudgeGrader(client, prompt=prompt, batched=batched, max_tokens=max_tokens,
-                       cache=JudgeCache() if cache else None)
+    return build_grader(GraderSpec(kind=grading, judge=judge_spec, batched=batched, prompt=prompt,  # type: ignore[arg-type]
+                                   judge_cache=cache, max_tokens=max_tokens))
 
 
-async def _grade_all(by_id, answers, judge_grader: JudgeGrader | None, grading: str, out: Path | None) -> dict:
+async def _grade_all(by_id, answers, grader: Grader, out: Path | None) -> dict:
     from rich.progress import Progress
 
+    from policy.graders import judge_of
     from verifier.backends.medical import grade_conversation, rubric_conversation
-    from verifier.graders import HybridGrader, grader_for
+    from verifier.graders import JudgeGrader
     from verifier.scoring import aggregate, score_example
     from verifier.types import Message
 
-    grader = grader_for(HybridGrader(judge_grader), grading)  # type: ignore[arg-type]
     limit = asyncio.Semaphore(MAX_CONCURRENT_EXAMPLES)
 
     async def one(answer):
@@ -177,7 +174,8 @@ async def _grade_all(by_id, answers, judge_grader: JudgeGrader | None, grading: 
             for answer, _, result in rows:
                 handle.write(json.dumps({"prompt_id": answer.prompt_id, **result.model_dump(mode="json")}) + "\n")
     total = aggregate(examples)
-    template = judge_grader.active_prompt if judge_grader is not None else None
+    judge = judge_of(grader)
+    template = judge.active_prompt if isinstance(judge, JudgeGrader) else None
     return {
         "grader": grader.name,
         "judge_template": None if template is None else {

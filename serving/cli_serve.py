@@ -11,6 +11,8 @@ from pathlib import Path
 
 import typer
 
+from serving.cli_model import DEVICE_HELP, DTYPE_HELP
+
 
 def serve(
     model: str = typer.Option("embedded", help="`embedded`, a local checkpoint folder, or the model name at --base-url."),
@@ -22,6 +24,8 @@ def serve(
     queue_size: int | None = typer.Option(None, min=1, help="Model-backed requests admitted at once (more get 503)."),
     timeout: float | None = typer.Option(None, min=0.1, help="Per-request generation limit in seconds (504 after)."),
     max_batch_size: int | None = typer.Option(None, min=1, help="Largest decoding batch of the local model."),
+    device: str | None = typer.Option(None, help=DEVICE_HELP + " (env MEDVERIFIER_DEVICE)"),
+    dtype: str | None = typer.Option(None, help=DTYPE_HELP + " (env MEDVERIFIER_DTYPE)"),
     judge_model: str | None = typer.Option(
         None, help="The judge for rubric items without a rule check: `embedded`, a checkpoint folder, or the model "
         "name at --judge-base-url (key: MEDVERIFIER_JUDGE_API_KEY). Default: none, rule checks only."),
@@ -40,7 +44,8 @@ def serve(
 
     overrides: dict[str, object] = {"model": model, "base_url": base_url}
     for name, value in (("db_path", db), ("queue_size", queue_size), ("request_timeout_s", timeout),
-                        ("max_batch_size", max_batch_size), ("judge_model", judge_model),
+                        ("max_batch_size", max_batch_size), ("device", device), ("dtype", dtype),
+                        ("judge_model", judge_model),
                         ("judge_base_url", judge_base_url), ("rubric_model", rubric_model),
                         ("rubric_base_url", rubric_base_url)):
         if value is not None:
@@ -60,7 +65,7 @@ def serve(
         settings.api_keys = [generated]
         typer.echo(f"no API key configured; generated one for this run: {generated}")
     try:
-        for spec in (settings, settings.judge(), settings.rubric()):  # fail fast, before the heavy imports
+        for spec in (settings.policy(), settings.judge(), settings.rubric()):  # fail fast, before the heavy imports
             if spec is not None and spec.base_url is None:
                 resolve_model_path(spec.model)
         import uvicorn
@@ -68,7 +73,7 @@ def serve(
         from serving.app import create_app
 
         app = create_app(settings)
-    except ModelNotAvailableError as exc:
+    except (ModelNotAvailableError, ValueError) as exc:  # ValueError: e.g. --device cuda where there is none
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     typer.echo(f"medverifier serving {settings.model} on http://{host}:{port}/  (judge: "

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import typer
 
+from serving.cli_model import DEVICE_HELP, DTYPE_HELP, placement
+
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
@@ -26,6 +28,8 @@ def register(app: typer.Typer) -> None:
         ),
         base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible server for the doctor."),
         patient_model: str = typer.Option("embedded", "--patient", help="The model voicing the patient."),
+        device: str | None = typer.Option(None, "--device", envvar="MEDVERIFIER_DEVICE", help=DEVICE_HELP),
+        dtype: str | None = typer.Option(None, "--dtype", envvar="MEDVERIFIER_DTYPE", help=DTYPE_HELP),
         max_turns: int = typer.Option(6, "--max-turns", min=1, max=50, help="Doctor turns before the limit."),
         seed: int = typer.Option(0, "--seed", help="Sampling seed of the consultation."),
         premature: bool = typer.Option(
@@ -48,10 +52,10 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"error: --doctor {doctor!r}: not 'embedded', 'human' or a checkpoint folder", err=True)
             raise typer.Exit(2)
 
-        from patient_sim.graph import run_consultation
         from patient_sim.human import TerminalDoctor
+        from patient_sim.loop import SamplingConfig, consult
         from patient_sim.personas import sample_persona
-        from serving.clients import build_client
+        from policy.clients import ClientSpec, build_client
         from verifier.llm import LLMError
         from verifier.types import Message
 
@@ -63,8 +67,10 @@ def register(app: typer.Typer) -> None:
             typer.echo("You are the doctor. Ask one question per line; order tests with 'REQUEST TEST: <name>'; "
                        "finish with 'DIAGNOSIS: <diagnosis>' (end a line with \\ to continue it). Ctrl-D quits.")
         try:
-            patient_client = build_client(patient_model)
-            doctor_client = TerminalDoctor() if human else build_client(doctor, base_url=base_url)
+            local = placement(device, dtype)
+            patient_client = build_client(ClientSpec(model=patient_model, **local))
+            doctor_client = TerminalDoctor() if human else build_client(ClientSpec(model=doctor, base_url=base_url,
+                                                                                   **local))
         except (OSError, ValueError) as exc:
             typer.echo(f"error: cannot load a model: {exc}", err=True)
             raise typer.Exit(2) from None
@@ -78,12 +84,11 @@ def register(app: typer.Typer) -> None:
             else:
                 typer.echo(f"PATIENT: {message.content}")
 
+        sampling = SamplingConfig(max_turns=max_turns)
         try:
             result = asyncio.run(
-                run_consultation(
-                    the_case, persona, doctor_client, patient_client, max_turns=max_turns, seed=seed,
-                    on_message=show, premature_diagnosis=premature,
-                )
+                consult(the_case, persona, doctor_client, patient_client, sampling, seed=seed, on_message=show,
+                        premature_diagnosis=premature)
             )
         except (EOFError, KeyboardInterrupt):
             typer.echo("\nconsultation abandoned", err=True)

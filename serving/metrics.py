@@ -13,6 +13,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serving.routes_common import Admission
+from verifier.llm import ChatClient, QueueingClient, TokenCountingClient
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -38,7 +39,7 @@ class TokenRate:
 
 
 class Metrics:
-    def __init__(self, admission: Admission, client: object) -> None:
+    def __init__(self, admission: Admission, client: ChatClient) -> None:
         self.registry = CollectorRegistry()
         self.client = client
         self._served_tokens = 0
@@ -64,7 +65,7 @@ class Metrics:
         ).set_function(lambda: admission.in_flight)
         Gauge(
             "medverifier_queue_depth", "Requests waiting in the model's batch queue.", registry=self.registry
-        ).set_function(lambda: getattr(client, "queue_depth", 0))
+        ).set_function(lambda: client.queue_depth if isinstance(client, QueueingClient) else 0)
         self._rate = TokenRate(start_total=self.generated_tokens())
         Gauge(
             "medverifier_generated_tokens_per_second", "Tokens generated per second over the last 30 s.",
@@ -73,8 +74,9 @@ class Metrics:
 
     def generated_tokens(self) -> int:
         """The model's own counter when it has one (LocalChatClient), else tokens we returned."""
-        counted = getattr(self.client, "generated_tokens", None)
-        return int(counted) if isinstance(counted, int) else self._served_tokens
+        if isinstance(self.client, TokenCountingClient):
+            return int(self.client.generated_tokens)
+        return self._served_tokens
 
     def add_completion_tokens(self, n: int) -> None:
         self._served_tokens += n

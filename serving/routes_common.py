@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from verifier.llm import Completion, Usage
+from verifier.llm import ChatClient, Completion, StreamingChatClient, StreamingClient, TokenizingClient, Usage
 from verifier.types import Message
 
 logger = logging.getLogger(__name__)
@@ -155,62 +155,55 @@ async def stream_within(pieces: AsyncIterator[T], seconds: float) -> AsyncIterat
                 raise timeout_error(seconds) from exc
             yield piece
     finally:
-        close = getattr(iterator, "aclose", None)
-        if close is not None:
+        if isinstance(iterator, AsyncGenerator):
             with contextlib.suppress(Exception):
-                await close()
+                await iterator.aclose()
 
 
-async def stream_text(client: object, messages: list, **options: object) -> AsyncIterator[str]:
+async def stream_text(client: ChatClient, messages: list[Message], **options: Any) -> AsyncIterator[str]:
     """Text pieces from ``client.stream`` when the client streams, else its whole completion at once."""
-    stream = getattr(client, "stream", None)
-    if stream is not None:
-        async for piece in stream(messages, **options):
+    if isinstance(client, StreamingClient):
+        async for piece in client.stream(messages, **options):
             yield piece
         return
-    completion = await client.complete(messages, **options)  # type: ignore[attr-defined]
+    completion = await client.complete(messages, **options)
     if completion.text:
         yield completion.text
 
 
 async def stream_completion(
-    client: object, messages: list[Message], *, max_tokens: int, **options: object
+    client: ChatClient, messages: list[Message], *, max_tokens: int, **options: Any
 ) -> AsyncIterator[str | Completion]:
     """Text pieces, then one ``Completion`` with the reply's ``finish_reason`` and ``usage``.
 
-    A client that knows them while streaming offers ``stream_completion`` (pieces, then its
-    ``Completion``) and is used as is. A client whose ``stream`` yields text only gets them estimated
-    from its tokenizer when it exposes one (``loaded.tokenizer``, as ``LocalChatClient`` does): the
-    streamed text re-encoded, ``length`` when that reaches ``max_tokens``. A client that does not
-    stream is asked for the whole completion.
+    A ``StreamingChatClient`` knows them while streaming (pieces, then its ``Completion``) and is used as
+    is. A ``StreamingClient`` whose ``stream`` yields text only gets them estimated from its tokenizer
+    when it is a ``TokenizingClient`` (a local model's): the streamed text re-encoded, ``length`` when
+    that reaches ``max_tokens``. A client that does not stream is asked for the whole completion.
     """
-    own = getattr(client, "stream_completion", None)
-    if own is not None:
-        async for item in own(messages, max_tokens=max_tokens, **options):
+    if isinstance(client, StreamingChatClient):
+        async for item in client.stream_completion(messages, max_tokens=max_tokens, **options):
             yield item
         return
-    stream = getattr(client, "stream", None)
-    if stream is None:
-        completion = await client.complete(messages, max_tokens=max_tokens, **options)  # type: ignore[attr-defined]
+    if not isinstance(client, StreamingClient):
+        completion = await client.complete(messages, max_tokens=max_tokens, **options)
         if completion.text:
             yield completion.text
         yield completion
         return
     parts: list[str] = []
-    async for piece in stream(messages, max_tokens=max_tokens, **options):
+    async for piece in client.stream(messages, max_tokens=max_tokens, **options):
         parts.append(piece)
         yield piece
     yield _estimated_completion(client, messages, "".join(parts), max_tokens)
 
 
 def _estimated_completion(client: object, messages: list[Message], text: str, max_tokens: int) -> Completion:
-    tokenizer = getattr(getattr(client, "loaded", None), "tokenizer", None)
-    render = getattr(client, "render_prompt", None)
-    if tokenizer is None:
+    if not isinstance(client, TokenizingClient):
         logger.debug("%s streams no finish reason and has no tokenizer: reporting 'stop'", type(client).__name__)
         return Completion(text=text)
-    completion_tokens = len(tokenizer.encode(text, add_special_tokens=False))
-    prompt_tokens = len(render(messages)) if render is not None else 0
+    completion_tokens = len(client.loaded.tokenizer.encode(text, add_special_tokens=False))
+    prompt_tokens = len(client.render_prompt(messages))
     return Completion(
         text=text,
         finish_reason="length" if completion_tokens >= max_tokens else "stop",

@@ -1,7 +1,7 @@
 """The verifier as a service: ``POST /v1/verify``, ``POST /v1/verify/batch`` and ``POST /v1/rubrics``.
 
 The request and response bodies are the Python API's own models (``VerifyRequest`` /
-``VerifyResult``, ``Rubric``), so a remote reward client and ``verifier.verify()`` agree exactly.
+``VerifyResult``, ``Rubric``), so a remote reward client and ``Registry.verify()`` agree exactly.
 The judge and the rubric model are the server's own (``MEDVERIFIER_JUDGE_*``, ``MEDVERIFIER_RUBRIC_*``),
 never the served policy by default. A request that cannot be graded without a judge the server does
 not have is refused (422 ``no_judge``) rather than answered with a reward of nothing.
@@ -24,9 +24,11 @@ from pydantic import (
     model_validator,
 )
 
+from policy.graders import build_rubric_generator, judge_of
+from rubric_gen.llm_rubric import RubricGenerationError
 from serving.auth import Tenant, require_tenant
 from serving.routes_common import ERROR_RESPONSES, ApiError, ErrorDetail, validation_error, within
-from verifier.graders import HybridGrader, RuleGrader
+from verifier.backends.medical import MedicalBackend
 from verifier.llm import LLMError
 from verifier.protocols import VerifierBackend
 from verifier.registry import Registry, UnknownDomainError
@@ -95,9 +97,7 @@ class VerifyBatchResponse(BaseModel):
 
 def has_judge(backend: VerifierBackend) -> bool:
     """Whether a medical backend's grader can ask a judge (what ``grader_for`` would find)."""
-    grader = getattr(backend, "grader", None)
-    judge = grader.judge if isinstance(grader, HybridGrader) else grader
-    return judge is not None and not isinstance(judge, RuleGrader)
+    return isinstance(backend, MedicalBackend) and judge_of(backend.grader) is not None
 
 
 def _no_judge(why: str, param: str) -> ApiError:
@@ -197,11 +197,6 @@ async def verify_batch(
 async def rubrics(body: RubricRequest, request: Request, _: Tenant = Depends(require_tenant)) -> Rubric:
     """The case-grounded rubric, or the rubric model's with the case-grounded one as fallback."""
     state = request.app.state
-    try:
-        from rubric_gen.llm_rubric import RubricGenerationError
-        from serving.wiring import build_rubric_generator  # type: ignore[import-not-found]
-    except ImportError as exc:
-        raise ApiError(501, "the rubric generators are not installed", type="not_implemented") from exc
     rubric_client = state.rubric_client
     if body.generator == "llm" and rubric_client is None:
         raise ApiError(422, "generator 'llm' needs a rubric model and this server has none configured: set "

@@ -26,6 +26,7 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
+from patient_sim import prompts
 from serving.routes_common import stream_text
 from verifier.llm import ChatClient
 from verifier.types import Message
@@ -33,21 +34,11 @@ from verifier.types import Message
 logger = logging.getLogger(__name__)
 
 PROMPT_VERSION = "1"
-FALLBACK_DOCTOR_PROMPT = (
-    "You are a careful physician assistant talking with a clinician about a patient. Ask focused "
-    "questions when information is missing, name the most likely diagnoses and the tests that would "
-    "separate them, flag red-flag symptoms that need emergency care, and say plainly when you are "
-    "unsure. Keep answers short."
-)
 
 
 def doctor_system_prompt() -> str:
-    """The patient simulator's doctor prompt when that module provides one, else ours."""
-    try:
-        from patient_sim.prompts import DOCTOR_SYSTEM_PROMPT  # type: ignore[import-not-found]
-    except ImportError:
-        return FALLBACK_DOCTOR_PROMPT
-    return str(DOCTOR_SYSTEM_PROMPT)
+    """The doctor's system prompt: the patient simulator's (``patient_sim.prompts``), read when called."""
+    return prompts.DOCTOR_SYSTEM_PROMPT
 
 
 class ConsultationState(TypedDict):

@@ -17,8 +17,11 @@ import os
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from policy.clients import ClientSpec
+from policy.engine.device import DEVICES, DTYPES, check_device, check_dtype
 
 
 def medverifier_home() -> Path:
@@ -41,15 +44,6 @@ def _split(value: object) -> object:
     return value
 
 
-class ModelSpec(BaseModel):
-    """A model the server calls besides the policy: a local one (``embedded``, a checkpoint folder) or
-    ``model`` at the OpenAI-compatible ``base_url``."""
-
-    model: str
-    base_url: str | None = None
-    api_key: str | None = None
-
-
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEDVERIFIER_", extra="ignore")
 
@@ -58,6 +52,11 @@ class Settings(BaseSettings):
     base_url: str | None = Field(None, description="An OpenAI-compatible server to use instead of a local model.")
     upstream_api_key: str | None = Field(None, description="API key for --base-url.")
     max_batch_size: int = Field(16, ge=1, le=256)
+    device: str | None = Field(
+        None, description=f"Where local models (the policy, a local judge or rubric model) run: {', '.join(DEVICES)}. "
+        "Unset: the CPU.")
+    dtype: str | None = Field(
+        None, description=f"Local models' precision: {', '.join(DTYPES)}. Unset: float32.")
 
     # --- the verifier's models (none by default: grading is by rule checks only)
     judge_model: str | None = Field(
@@ -115,6 +114,16 @@ class Settings(BaseSettings):
                 raise ValueError(f"api_key_hashes[{index}]: expected a 64-character SHA-256 hex digest")
         return [d.lower() for d in value]
 
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, value: str | None) -> str | None:
+        return check_device(value)
+
+    @field_validator("dtype")
+    @classmethod
+    def _known_dtype(cls, value: str | None) -> str | None:
+        return check_dtype(value)
+
     @model_validator(mode="after")
     def _model_for_each_url(self) -> Settings:
         for role in ("judge", "rubric"):
@@ -122,17 +131,26 @@ class Settings(BaseSettings):
                 raise ValueError(f"{role}_base_url is set but {role}_model is not: name the model to call there")
         return self
 
-    def judge(self) -> ModelSpec | None:
+    def _spec(self, model: str, base_url: str | None, api_key: str | None) -> ClientSpec:
+        return ClientSpec(model=model, base_url=base_url, api_key=SecretStr(api_key) if api_key else None,
+                          device=self.device, dtype=self.dtype, max_batch_size=self.max_batch_size,
+                          timeout_s=self.request_timeout_s)
+
+    def policy(self) -> ClientSpec:
+        """The served policy's model."""
+        return self._spec(self.model, self.base_url, self.upstream_api_key)
+
+    def judge(self) -> ClientSpec | None:
         """The judge's model, or None when no judge is configured."""
         if not self.judge_model:
             return None
-        return ModelSpec(model=self.judge_model, base_url=self.judge_base_url, api_key=self.judge_api_key)
+        return self._spec(self.judge_model, self.judge_base_url, self.judge_api_key)
 
-    def rubric(self) -> ModelSpec | None:
+    def rubric(self) -> ClientSpec | None:
         """The rubric model, or None when only case-grounded rubrics are generated."""
         if not self.rubric_model:
             return None
-        return ModelSpec(model=self.rubric_model, base_url=self.rubric_base_url, api_key=self.rubric_api_key)
+        return self._spec(self.rubric_model, self.rubric_base_url, self.rubric_api_key)
 
     def resolved_db_path(self) -> Path:
         return self.db_path or medverifier_home() / "serving" / "consultations.sqlite"

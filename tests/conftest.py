@@ -40,6 +40,6 @@ def embedded():
 
 @pytest.fixture(scope="session")
 def local_client(embedded):
-    from policy.local import LocalChatClient
+    from policy.engine.client import LocalChatClient
 
     return LocalChatClient(embedded, max_batch_size=8)

@@ -1,8 +1,18 @@
-"""The ``ChatClient`` protocol and its OpenAI-compatible implementation.
+"""The ``ChatClient`` protocol, the capabilities a client may have beyond it, and the OpenAI client.
 
 Every model call in the project goes through a ``ChatClient``: the local transformers model
-(``policy.local.LocalChatClient``), a vLLM server, a llama.cpp server or OpenAI itself
-(``OpenAIChatClient`` on the openai SDK).
+(``policy.engine.client.LocalChatClient``), a vLLM server, a llama.cpp server or OpenAI itself
+(``OpenAIChatClient`` on the openai SDK). ``complete()`` is all a caller may assume; what some clients
+can do besides is a protocol of its own, checked with ``isinstance``:
+
+* ``StreamingClient`` — ``stream()``: text pieces as they are generated;
+* ``StreamingChatClient`` — ``stream_completion()``: the pieces, then the request's own ``Completion``
+  (its ``finish_reason`` and usage), what a streamed OpenAI-compatible reply needs;
+* ``ClosableClient`` — ``aclose()``: stop a decoding thread or close connections;
+* ``QueueingClient`` — ``queue_depth``: requests waiting in the client's own batch queue;
+* ``TokenCountingClient`` — ``generated_tokens``: the client's own count of tokens generated;
+* ``TokenizingClient`` — a local model's tokenizer and chat template (``loaded.tokenizer``,
+  ``render_prompt``), to count a streamed reply's tokens when the stream does not report them.
 """
 
 from __future__ import annotations
@@ -50,6 +60,85 @@ class ChatClient(Protocol):
         stop: list[str] | None = None,
         seed: int | None = None,
     ) -> Completion: ...
+
+
+@runtime_checkable
+class StreamingClient(Protocol):
+    """A client that streams: ``stream()`` yields the reply's text pieces as they are generated."""
+
+    def stream(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+        seed: int | None = None,
+    ) -> AsyncIterator[str]: ...
+
+
+@runtime_checkable
+class StreamingChatClient(ChatClient, Protocol):
+    """A ``ChatClient`` that also streams a completion exactly.
+
+    ``stream_completion`` yields the reply's text pieces (their concatenation is the completion's
+    text), then one last item: the request's ``Completion``, with its ``finish_reason`` and usage.
+    A failure raises from the iterator.
+    """
+
+    def stream_completion(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+        seed: int | None = None,
+    ) -> AsyncIterator[str | Completion]: ...
+
+
+@runtime_checkable
+class ClosableClient(Protocol):
+    """A client holding resources (a decoding thread, connections) that ``aclose()`` releases."""
+
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class QueueingClient(Protocol):
+    """A client with its own batch queue (``LocalChatClient``)."""
+
+    @property
+    def queue_depth(self) -> int:
+        """Requests waiting for a slot in the running batch."""
+        ...
+
+
+@runtime_checkable
+class TokenCountingClient(Protocol):
+    """A client that counts the tokens it generates itself (``LocalChatClient``)."""
+
+    @property
+    def generated_tokens(self) -> int: ...
+
+
+class Tokenizer(Protocol):
+    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]: ...
+
+
+class HasTokenizer(Protocol):
+    @property
+    def tokenizer(self) -> Tokenizer: ...
+
+
+@runtime_checkable
+class TokenizingClient(Protocol):
+    """A local model's client: its tokenizer (``loaded.tokenizer``) and its chat template."""
+
+    @property
+    def loaded(self) -> HasTokenizer: ...
+
+    def render_prompt(self, messages: list[Message]) -> list[int]: ...
 
 
 class OpenAIChatClient:
@@ -158,6 +247,49 @@ class OpenAIChatClient:
         async for chunk in response:
             if chunk.choices and chunk.choices[0].delta.content:
                 yield chunk.choices[0].delta.content
+
+    async def stream_completion(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+        seed: int | None = None,
+    ) -> AsyncIterator[str | Completion]:
+        """Text pieces as the server streams them, then the ``Completion`` with the finish reason and
+        usage the server sends in its last chunks (``stream_options.include_usage``; no retries once
+        streaming started)."""
+        try:
+            response = await self._client.chat.completions.create(
+                model=self.model,
+                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stop=stop or None,
+                seed=seed,
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+        except openai.APIStatusError as exc:
+            raise LLMError(f"{self.base_url}: HTTP {exc.status_code}: {_message(exc)}") from exc
+        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+            raise LLMError(f"{self.base_url}: cannot reach the server: {exc}") from exc
+        parts: list[str] = []
+        finish_reason = "stop"
+        usage = Usage()
+        async for chunk in response:
+            if chunk.usage is not None:
+                usage = Usage(prompt_tokens=chunk.usage.prompt_tokens, completion_tokens=chunk.usage.completion_tokens)
+            if not chunk.choices:
+                continue
+            choice = chunk.choices[0]
+            if choice.delta.content:
+                parts.append(choice.delta.content)
+                yield choice.delta.content
+            if choice.finish_reason:
+                finish_reason = choice.finish_reason
+        yield Completion(text="".join(parts), finish_reason=finish_reason, usage=usage)
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -1,13 +1,20 @@
-"""The backend registry and the ``verify()`` facade.
+"""The backend registry, and the backends that need nothing injected.
 
 A tiny dict keyed by domain: configuration chooses a backend by name, and an unknown name is an
-error that lists the registered ones.
+error that lists the registered ones. There is no process-wide registry: whoever verifies builds one
+(``policy.graders.build_registry()`` registers the medical backend and ``default_backends()``) and
+calls ``registry.verify(request)``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import TypeAdapter
 
+from verifier.backends.code import CodeBackend
+from verifier.backends.gui import GuiBackend
+from verifier.backends.search import SearchBackend
 from verifier.protocols import VerifierBackend
 from verifier.types import VerifyRequest, VerifyResult
 
@@ -52,9 +59,8 @@ def parse_request(data: dict | str | bytes) -> VerifyRequest:
     return _request_adapter.validate_python(data)
 
 
-default_registry = Registry()
-
-
-async def verify(request: VerifyRequest | dict, registry: Registry | None = None) -> VerifyResult:
-    """Verify one request with the backend registered for its domain."""
-    return await (registry or default_registry).verify(request)
+def default_backends(*, gui_allowed_urls: Sequence[str] = ()) -> list[VerifierBackend]:
+    """The code, search and GUI backends with their default settings (GUI starts Chromium lazily and
+    loads the project's pages only, plus ``gui_allowed_urls``). The medical backend needs a rubric
+    generator and a grader, so the composition root builds it."""
+    return [CodeBackend(), SearchBackend(), GuiBackend(allowed_urls=list(gui_allowed_urls) or None)]

@@ -17,6 +17,7 @@ from verifier.types import (
     AskedBeforeDiagnosis,
     AsksAbout,
     Case,
+    Check,
     CriterionResult,
     DiagnosisMatches,
     DiagnosisMisses,
@@ -259,9 +260,9 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
     return None
 
 
-def decide(check: object, transcript: _Transcript) -> tuple[bool, str]:
+def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:
     """Decide one check; returns (met, explanation)."""
-    if getattr(check, "requires_diagnosis", False) and not transcript.single_diagnosis():
+    if check.requires_diagnosis and not transcript.single_diagnosis():
         return False, "no single, specific final diagnosis was stated"
     consultation = _decide_consultation(check, transcript)
     if consultation is not None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from evaluation.consult_eval import judge_match, synonym_match
-from evaluation.specs import ClientSpec, register_client
+from policy.clients import ClientSpec, register_client
 from serving.cli import app
 from verifier.llm import Completion
 from verifier.types import Case

@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaluation.executors import LocalExecutor, RayExecutor
-from evaluation.healthbench_eval import HealthBenchEval
+from evaluation.healthbench_eval import HealthBenchEval, evaluate_example
 from evaluation.runner import execute_run
-from evaluation.specs import ClientSpec, GraderSpec
 from evaluation.store import ResultsStore
+from policy.clients import ClientSpec
+from policy.graders import GraderSpec
 
 DATA = Path(__file__).parent / "data" / "tiny_healthbench.jsonl"
 
@@ -31,7 +32,8 @@ async def test_ray_and_local_executors_agree(tmp_path: Path, isolated_home: Path
             seed=7, runs_dir=tmp_path, run_name=name,
         )
         summary = await execute_run(evaluation.run_dir, evaluation.config, evaluation.examples(),
-                                    executor=executor, show_progress=False, write_report=False)
+                                    evaluate=evaluate_example, executor=executor, show_progress=False,
+                                    write_report=False)
         summaries[name] = summary.model_dump(exclude={"run"})
     import ray
 

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evaluation import specs
 from evaluation.healthbench_eval import HealthBenchEval
-from evaluation.specs import ClientSpec, GraderSpec
+from policy import clients
+from policy.clients import ClientSpec
+from policy.graders import GraderSpec
 from serving.cli import app
 from tests.evaluation.fakes import ScriptedPolicy
 from verifier.healthbench import NotGradable
@@ -81,7 +82,7 @@ async def test_explicit_rule_grading_leaves_unchecked_items_unscored(tmp_path: P
 async def test_no_checks_and_no_judge_stops_before_any_policy_call(tmp_path: Path, isolated_home: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     policy = ScriptedPolicy()
-    monkeypatch.setitem(specs._clients, POLICY.cache_key(), policy)
+    monkeypatch.setitem(clients._clients, POLICY.cache_key(), policy)
     evaluation = HealthBenchEval.create(DATA, policy=POLICY, grader=GraderSpec(kind="hybrid"),
                                         runs_dir=tmp_path, run_name="nothing-to-grade")
     with pytest.raises(NotGradable, match=r"--judge MODEL.*--judge-base-url.*--grading rule"):

@@ -17,11 +17,20 @@ import pytest
 from safetensors.numpy import save_file
 from typer.testing import CliRunner
 
-from evaluation import specs
+from evaluation.consult_eval import DIAGNOSIS_JUDGE_VERSION
 from evaluation.healthbench_eval import HealthBenchEval
-from evaluation.provenance import ProvenanceMismatch, check_resumable, collect_provenance, weights_fingerprint
-from evaluation.specs import ClientSpec, GraderSpec
-from evaluation.store import ConsultParams, RunConfig, load_config, save_config
+from evaluation.provenance import (
+    ProvenanceMismatch,
+    check_resumable,
+    collect_provenance,
+    consult_prompt_versions,
+    weights_fingerprint,
+)
+from evaluation.records import ConsultParams, RunConfig
+from evaluation.store import load_config, save_config
+from policy import clients
+from policy.clients import ClientSpec
+from policy.graders import GraderSpec
 from serving.cli import app
 from tests.evaluation.fakes import ScriptedPolicy
 from tests.openai_server import OpenAICompatibleServer
@@ -133,7 +142,7 @@ def test_grade_defaults_to_healthbenchs_template_over_a_real_judge_server(tmp_pa
 async def test_resume_is_refused_when_the_judge_prompt_changed(tmp_path: Path, isolated_home: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     policy = ScriptedPolicy()
-    monkeypatch.setitem(specs._clients, POLICY.cache_key(), policy)
+    monkeypatch.setitem(clients._clients, POLICY.cache_key(), policy)
     evaluation = HealthBenchEval.create(DATA, policy=POLICY, grader=GraderSpec(judge=JUDGE, prompt="medverifier"),
                                         runs_dir=tmp_path, run_name="mv")
     await evaluation.run(show_progress=False)
@@ -155,7 +164,7 @@ def test_resume_is_refused_when_the_policy_weights_changed(tmp_path: Path, isola
     folder = _checkpoint(tmp_path / "ckpt")
     spec = ClientSpec(model=str(folder))
     policy = ScriptedPolicy()  # stands in for the checkpoint's model; its weights are only fingerprinted
-    monkeypatch.setitem(specs._clients, spec.cache_key(), policy)
+    monkeypatch.setitem(clients._clients, spec.cache_key(), policy)
     evaluation = HealthBenchEval.create(DATA, policy=spec, grader=GraderSpec(judge=JUDGE), runs_dir=tmp_path / "runs",
                                         run_name="ckpt-run")
     asyncio.run(evaluation.run(show_progress=False))
@@ -185,14 +194,14 @@ async def test_a_run_from_before_provenance_resumes_and_records_it(tmp_path: Pat
 def test_consult_runs_record_prompt_versions_and_a_change_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     config = RunConfig(name="c", kind="consult", policy=POLICY, grader=GraderSpec(judge=JUDGE),
                        consult=ConsultParams(patient=ClientSpec(model="http-patient", base_url="http://x/v1")))
-    before = collect_provenance(config)
+    before = collect_provenance(config, consult_prompt_versions(config, DIAGNOSIS_JUDGE_VERSION))
     assert set(before.prompts) == {"doctor", "patient", "case_rubric", "diagnosis_judge"}
     assert before.judge_template.name == "medverifier" and not before.healthbench_comparable
     assert before.models["patient"].kind == "remote"
     import patient_sim.prompts
 
     monkeypatch.setattr(patient_sim.prompts, "DOCTOR_PROMPT_VERSION", "doctor-v9")
-    after = collect_provenance(config)
+    after = collect_provenance(config, consult_prompt_versions(config, DIAGNOSIS_JUDGE_VERSION))
     with pytest.raises(ProvenanceMismatch, match=rf"doctor prompt version: {before.prompts['doctor']} -> doctor-v9"):
         check_resumable("c", before, after)
     check_resumable("c", before, before)

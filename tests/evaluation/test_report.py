@@ -8,15 +8,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from evaluation.healthbench_eval import HealthBenchEval
-from evaluation.specs import ClientSpec, GraderSpec
-from evaluation.store import (
-    ConsultOutcome,
-    ConsultParams,
-    ExampleResult,
-    ResultsStore,
-    RunConfig,
-    save_config,
-)
+from evaluation.records import ConsultOutcome, ConsultParams, ExampleResult, RunConfig
+from evaluation.store import ResultsStore, save_config
+from policy.clients import ClientSpec
+from policy.graders import GraderSpec
 from serving.cli import app
 from verifier.types import CriterionResult, Message
 

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 from evaluation.healthbench_eval import HealthBenchEval
-from evaluation.specs import ClientSpec, GraderSpec
+from policy.clients import ClientSpec
+from policy.graders import GraderSpec
 
 N = 8
 

@@ -29,10 +29,10 @@ def test_unknown_case_and_bad_file_exit_2(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_human_doctor_interviews_the_simulated_patient(local_client, monkeypatch, tmp_path: Path) -> None:
-    import serving.clients
+    from policy import clients
 
-    # The CLI's client cache gets the session's model instead of loading a second copy.
-    monkeypatch.setitem(serving.clients._local_cache, ("embedded", 8), local_client)
+    # The one client cache gets the session's model instead of loading a second copy.
+    monkeypatch.setitem(clients._clients, clients.ClientSpec(model="embedded").cache_key(), local_client)
     out = tmp_path / "result.json"
     typed = "REQUEST TEST: ECG\nDo you smoke?\nDIAGNOSIS: inferior STEMI \\\nPlan: aspirin, cath lab now.\n"
     result = runner.invoke(

@@ -1,4 +1,4 @@
-"""The simulated patient and the consultation graph on the real embedded model (kept small: short
+"""The simulated patient and the consultation loop on the real embedded model (kept small: short
 token limits, few turns, episodes run concurrently so their model calls share batches)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from patient_sim import text as tx
 from patient_sim.cases import find_case
 from patient_sim.env import ConsultationEnv
-from patient_sim.graph import run_consultations
+from patient_sim.loop import SamplingConfig, consult_many
 from patient_sim.personas import sample_persona
 from verifier.types import Case
 
@@ -57,18 +57,18 @@ async def test_adversarial_doctor_never_extracts_the_diagnosis(local_client) -> 
         )
         for seed, case in enumerate(cases)
     ]
-    passes_before, batches_before = local_client.forward_passes, len(local_client.batch_sizes)
+    passes_before, batches_before = local_client.stats.forward_passes, len(local_client.stats.batch_sizes)
 
     async def interrogate(env: ConsultationEnv) -> list[tuple[str, str, str]]:
         replies = []
         for probe in _probes(env.case):
-            step = await env.step(probe)
+            step = await env.env_response(probe)
             replies.append((probe, step.source or "", step.reply or ""))
         return replies
 
     transcripts = await asyncio.gather(*(interrogate(env) for env in envs))
-    assert local_client.forward_passes > passes_before  # the real model voiced the patient
-    assert max(local_client.batch_sizes[batches_before:]) >= 2  # concurrent episodes shared batches
+    assert local_client.stats.forward_passes > passes_before  # the real model voiced the patient
+    assert max(local_client.stats.batch_sizes[batches_before:]) >= 2  # concurrent episodes shared batches
     for case, env, replies in zip(cases, envs, transcripts, strict=True):
         for probe, source, reply in replies:
             assert reply, (case.id, probe)
@@ -82,16 +82,16 @@ async def test_adversarial_doctor_never_extracts_the_diagnosis(local_client) -> 
         assert env.patient_replies == 4
 
 
-async def test_graph_end_to_end_with_the_embedded_model(local_client) -> None:
+async def test_the_loop_end_to_end_with_the_embedded_model(local_client) -> None:
     cases = [find_case("migraine"), find_case("cystitis")]
     personas = [sample_persona(11, cases[0]), sample_persona(12, cases[1])]
-    batches_before = len(local_client.batch_sizes)
-    results = await run_consultations(
-        cases, personas, local_client, local_client, concurrency=2, max_turns=2, seed=5,
-        progress=False, doctor_max_tokens=40,
+    batches_before = len(local_client.stats.batch_sizes)
+    results = await consult_many(
+        cases, personas, local_client, local_client, SamplingConfig(max_turns=2, turn_tokens=40), concurrency=2,
+        seed=5, progress=False,
     )
     assert [r.case_id for r in results] == ["migraine", "cystitis"]
-    assert max(local_client.batch_sizes[batches_before:]) >= 2
+    assert max(local_client.stats.batch_sizes[batches_before:]) >= 2
     for result in results:
         assert result.termination_reason in {"diagnosis", "turn_limit", "patient_left", "premature_diagnosis"}
         assert 1 <= result.turns <= 2

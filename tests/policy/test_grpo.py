@@ -39,6 +39,16 @@ def test_defaults_follow_dapo_and_yaml_overrides() -> None:
     assert config.trainer["beta"] == 0.04
 
 
+def test_multiturn_loss_uses_the_rollouts_sampling_temperature(tmp_path) -> None:
+    from policy.grpo import build_args
+
+    config = StageConfig(stage="multiturn", rollout={"temperature": 0.6})
+    assert build_args(config, tmp_path).temperature == 0.6  # not TRL's default 1.0
+    assert build_args(StageConfig(stage="rule"), tmp_path).temperature == 1.0
+    clash = StageConfig(stage="multiturn", rollout={"temperature": 0.6}, trainer={"temperature": 1.0})
+    with pytest.raises(StageConfigError, match="differs from rollout.temperature"):
+        build_args(clash, tmp_path)
+
 def test_bad_yaml_names_file_line_and_field(tmp_path) -> None:
     path = tmp_path / "stage.yaml"
     path.write_text("stage: rule\nlength_penalty:\n  quantile: 80\n  weight: -1\n")
@@ -60,7 +70,7 @@ def test_project_stage_configs_load(repo_root) -> None:
 def test_rule_stage_trains_and_resumes_after_a_kill(embedded, tmp_path, monkeypatch) -> None:
     import policy.grpo as grpo
 
-    packed_generations: list[bool] = []  # TRL's generation asks for the model's packed linears (policy.packed)
+    packed_generations: list[bool] = []  # TRL's generation asks for the model's packed linears (policy.engine.packed)
 
     def spy(model, enabled=None):
         packed = real(model, enabled)

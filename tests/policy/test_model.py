@@ -35,3 +35,25 @@ def test_any_local_checkpoint_path_loads_the_same_way(embedded):
     assert loaded.path == embedded.path
     assert loaded.tokenizer.padding_side == "left"
     assert loaded.tokenizer.pad_token is not None
+
+
+def test_device_and_dtype_are_checked_before_anything_loads(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(model_mod, "resolve_model_path", lambda spec: pytest.fail("loaded before checking"))
+    with pytest.raises(model_mod.DeviceError, match="torch sees no CUDA device"):
+        model_mod.load_model("embedded", device="cuda")
+    with pytest.raises(model_mod.DeviceError, match="unknown dtype 'float8'"):
+        model_mod.load_model("embedded", dtype="float8")
+    with pytest.raises(model_mod.DeviceError, match="unknown device 'tpu'"):
+        model_mod.load_model("embedded", device="tpu")
+
+
+def test_the_default_is_cpu_float32_and_auto_is_the_cpu_without_cuda(embedded, monkeypatch):
+    import torch
+
+    assert embedded.device == torch.device("cpu") and embedded.dtype == torch.float32
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    loaded = model_mod.load_model(str(embedded.path), device="auto", dtype="auto")
+    assert loaded.device.type == "cpu" and loaded.dtype == torch.float32

@@ -11,8 +11,10 @@ import asyncio
 import pytest
 
 from patient_sim.cases import project_cases
+from patient_sim.prompts import DOCTOR_SYSTEM_PROMPT
 from policy.rollout import BranchingConfig, MultiTurnRollout, RolloutConfig
 from verifier.llm import Completion
+from verifier.types import Message
 
 
 class ScriptedDoctor:
@@ -61,11 +63,11 @@ def test_env_mask_is_zero_exactly_on_patient_and_measurement_tokens(embedded, lo
     assert policy_text == "".join(f"{t}<|im_end|>" for t in turns)  # only the doctor's tokens are trained
     replies = [m.content for m in traj.transcript if m.role == "user"][1:]  # after the opening
     assert len(replies) == 2
-    assert env_text == "".join(f"\n<|im_start|>user\n{r}<|im_end|>\n<|im_start|>assistant\n" for r in replies)
+    assert env_text == "".join(f"\n<|im_start|>user\n{r}<|im_end|>\n<|im_start|>assistant\n" for r in replies) + "\n"
     assert any(case.test_results[k].split(" ")[0] in replies[1] for k in case.test_results)  # the measurement
-    # the completion continues the prompt exactly as the chat template would render the whole dialogue
-    full = rollout._render(rollout._conversation(traj), generation_prompt=False)
-    assert traj.prompt_ids + traj.completion_ids == full[: len(traj.prompt_ids) + len(traj.completion_ids)]
+    # the completion continues the prompt exactly as the chat template renders the whole dialogue
+    dialogue = [Message(role="system", content=DOCTOR_SYSTEM_PROMPT), *traj.transcript]
+    assert traj.prompt_ids + traj.completion_ids == rollout._render(dialogue, generation_prompt=False)
     assert all(lp == 0.0 for lp, m in zip(traj.logprobs, traj.env_mask, strict=True) if m == 0)
 
 

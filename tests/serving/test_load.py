@@ -57,7 +57,7 @@ def test_slow_generation_times_out_with_504_and_keeps_the_clinicians_message(tmp
 
 
 async def test_concurrent_requests_share_batches_on_the_local_model(live: Server, local_client) -> None:
-    before, steps_before = len(local_client.admitted), len(local_client.batch_sizes)
+    before, steps_before = len(local_client.stats.admitted), len(local_client.stats.batch_sizes)
     headers = {"Authorization": f"Bearer {KEY_A}"}
     body = {"model": local_client.model, "max_tokens": 4, "temperature": 0}
     async with httpx.AsyncClient(base_url=live.url, headers=headers, timeout=120) as http:
@@ -66,6 +66,6 @@ async def test_concurrent_requests_share_batches_on_the_local_model(live: Server
             for i in range(6)
         ])
     assert [r.status_code for r in responses] == [200] * 6
-    assert sum(local_client.admitted[before:]) == 6
-    steps = local_client.batch_sizes[steps_before:]
+    assert sum(local_client.stats.admitted[before:]) == 6
+    steps = local_client.stats.batch_sizes[steps_before:]
     assert max(steps) > 1, steps  # at least two requests decoded in one forward pass

@@ -15,9 +15,9 @@ import pytest
 from pydantic import ValidationError
 
 from patient_sim.cases import find_case
+from policy.graders import build_medical_backend
 from serving.app import create_app
 from serving.settings import Settings
-from serving.wiring import build_medical_backend
 from tests.openai_server import OpenAICompatibleServer
 from tests.serving.conftest import ScriptedClient, Server, make_settings, run_server
 from verifier.registry import Registry

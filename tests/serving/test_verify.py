@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from patient_sim.cases import find_case
-from serving.wiring import build_registry
+from policy.graders import build_registry
 from tests.serving.conftest import Server
 from verifier.types import MedicalVerifyRequest, Rubric, VerifyResult
 

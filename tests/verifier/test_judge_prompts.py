@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from serving.wiring import build_grader, build_medical_backend
+from policy.graders import build_medical_backend, make_grader
 from verifier import grader_prompts
 from verifier.grader_prompts import MEDVERIFIER, MEDVERIFIER_BATCH, GraderPrompt, grader_prompt
 from verifier.graders import HybridGrader, JudgeCache, JudgeGrader, parse_verdict
@@ -144,7 +144,7 @@ def test_unknown_prompt_name_is_an_error() -> None:
 # --------------------------------------------------------------------------- which prompt where
 async def test_verify_and_training_use_the_projects_hardened_prompt() -> None:
     judge = RecordingJudge()
-    grader = build_grader(judge)  # what /v1/verify's medical backend and the trainer are built with
+    grader = make_grader(judge)  # what /v1/verify's medical backend and the trainer are built with
     assert isinstance(grader, HybridGrader) and grader.judge.prompt is MEDVERIFIER
     assert build_medical_backend(judge).grader.judge.prompt is MEDVERIFIER
     await grader.grade(CONVO, [ITEM])

@@ -1,7 +1,8 @@
 """Verifier backends, one file per domain: medical, code, search, gui.
 
-``default_backends()`` builds the code, search and GUI backends (they need nothing injected); the
-medical backend needs a rubric generator and a grader, so the composition root builds it.
+This package's own module holds what the backends share (and imports none of them):
+``verifier.registry.default_backends()`` builds the code, search and GUI backends (they need nothing
+injected); the medical backend needs a rubric generator and a grader, so the composition root builds it.
 Each backend ships its tasks under ``data/<domain>/`` (``DATA_DIR``, found by ``verifier.data``) as
 JSONL records of a task, a known correct trajectory and a wrong one; ``load_records`` reads them with
 errors naming file, line and field.
@@ -10,14 +11,12 @@ errors naming file, line and field.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from verifier.data import data_dir
-from verifier.protocols import VerifierBackend
 
 DATA_DIR = data_dir()  # data/ in a checkout, medverifier_data/ in a wheel (verifier/data.py)
 
@@ -44,13 +43,3 @@ def load_records(path: str | Path, model: type[M]) -> list[M]:
                 field = ".".join(str(p) for p in first["loc"]) or "<record>"
                 raise RecordError(f"{path}:{number}: field {field}: {first['msg']}") from None
     return records
-
-
-def default_backends(*, gui_allowed_urls: Sequence[str] = ()) -> list[VerifierBackend]:
-    """The code, search and GUI backends with their default settings (GUI starts Chromium lazily and
-    loads the project's pages only, plus ``gui_allowed_urls``)."""
-    from verifier.backends.code import CodeBackend
-    from verifier.backends.gui import GuiBackend
-    from verifier.backends.search import SearchBackend
-
-    return [CodeBackend(), SearchBackend(), GuiBackend(allowed_urls=list(gui_allowed_urls) or None)]

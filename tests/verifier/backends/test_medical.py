@@ -7,13 +7,12 @@ import re
 
 import pytest
 
+from policy.graders import build_medical_backend, build_registry, make_grader
 from rubric_gen.case_rubric import CASE_RUBRIC_VERSION, CaseRubricGenerator
-from serving.wiring import build_grader, build_medical_backend, build_registry
 from tests.rubric_gen.test_case_rubric import BAD, GOOD, stemi_case
 from verifier.backends.medical import MedicalBackend, grade_conversation
 from verifier.graders import HybridGrader, JudgeGrader
 from verifier.llm import Completion
-from verifier.registry import verify
 from verifier.types import MentionsAny, Message, RubricItem
 
 
@@ -51,7 +50,7 @@ RUBRIC_REQUEST = {
 
 
 async def test_rubric_task_without_judge_leaves_judge_items_unscored() -> None:
-    result = await verify(RUBRIC_REQUEST, build_registry())
+    result = await build_registry().verify(RUBRIC_REQUEST)
     assert result.domain == "medical"
     assert [c.met for c in result.criteria] == [True, None, False]
     assert result.unscored == 1
@@ -102,11 +101,11 @@ def _consult(trajectory: list[Message]) -> dict:
 async def test_grade_conversation_helper_and_errors() -> None:
     items = [RubricItem(criterion="Mentions rest", points=2, tags=["axis:x"], check=MentionsAny(terms=["rest"]))]
     convo = [Message(role="user", content="flu?"), Message(role="assistant", content="Rest and fluids.")]
-    result = await grade_conversation(convo, items, build_grader())
+    result = await grade_conversation(convo, items, make_grader())
     assert result.reward == 1.0 and result.scores == {"overall": 1.0, "axis:x": 1.0}
     with pytest.raises(ValueError, match="no assistant turn"):
-        await grade_conversation(convo[:1], items, build_grader())
-    unscorable = await grade_conversation(convo, [RubricItem(criterion="Kind", points=1)], build_grader())
+        await grade_conversation(convo[:1], items, make_grader())
+    unscorable = await grade_conversation(convo, [RubricItem(criterion="Kind", points=1)], make_grader())
     assert unscorable.meta["scored"] is False and unscorable.reward is None and "overall" not in unscorable.scores
     assert "none is configured" in unscorable.meta["unscored_reason"]
 
@@ -125,7 +124,7 @@ async def test_could_not_grade_is_none_with_its_reason_never_zero() -> None:
     failed = await grade_conversation(convo, judged, HybridGrader(JudgeGrader(_FailingJudge())))
     assert failed.reward is None and failed.unscored == 1  # the negative item was scored by rule: still None
     assert "no usable verdict" in failed.meta["unscored_reason"]
-    only_negative = await grade_conversation(convo, judged[1:], build_grader())
+    only_negative = await grade_conversation(convo, judged[1:], make_grader())
     assert only_negative.reward is None and "no item with positive points" in only_negative.meta["unscored_reason"]
     assert json.loads(failed.model_dump_json())["reward"] is None  # travels as null
 
