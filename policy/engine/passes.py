@@ -14,6 +14,7 @@ which is faster than oneDNN's.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import logging
 import weakref
@@ -22,6 +23,7 @@ from typing import Any
 
 import torch
 
+from policy.engine.device import on_own_thread
 from policy.engine.kv import Prefilled, RunningBatch, spliceable
 from policy.engine.packed import PackedLinears
 from policy.engine.prefix import Hit
@@ -63,8 +65,8 @@ class ModelTraits:
         implementations = tuple(getattr(c, "_attn_implementation", None) for c in attention_configs(model))
         key = (str(weight.device), weight.dtype, want_ragged, implementations)
         learnt = _LEARNT.setdefault(model, {})
-        if key not in learnt:
-            learnt[key] = cls._probe(model, want_ragged=want_ragged)
+        if key not in learnt:  # on a thread that ends (see ``policy.engine.device.on_own_thread``)
+            learnt[key] = on_own_thread(functools.partial(cls._probe, model, want_ragged=want_ragged))
         return learnt[key]
 
     @classmethod
