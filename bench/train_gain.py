@@ -92,7 +92,8 @@ async def consult_eval(model_spec: str, cases: list, turns: int, turn_tokens: in
 
 
 def train(stage: str, steps: int, out: Path, extra: dict) -> tuple[str, float, dict[str, object]]:
-    from policy.grpo import default_config_path, load_stage_config, run_stage
+    from policy.stage_config import default_config_path, load_stage_config
+    from policy.stages import run_stage
 
     config = load_stage_config(default_config_path(stage))  # type: ignore[arg-type]
     if "cases" in extra:
@@ -125,8 +126,9 @@ def main() -> None:
     parser.add_argument("--multiturn-cases", type=int, default=6)
     args = parser.parse_args()
 
-    from policy.grpo import MedGRPOConfig, default_config_path, load_stage_config
     from policy.rule_data import RULE_DATA_DIR, load_rule_items
+    from policy.stage_config import default_config_path, load_stage_config
+    from policy.trainer_args import MedGRPOConfig
 
     rule_config = load_stage_config(default_config_path("rule"))  # the product's rule-stage settings
     trainer, weights = rule_config.trainer, rule_config.reward

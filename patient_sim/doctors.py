@@ -64,7 +64,7 @@ def _pairs(items: list[str], size: int = 2) -> list[str]:
     return [" ".join(items[i : i + size]) for i in range(0, len(items), size)]
 
 
-def _question(text: str) -> str:
+def question_sentence(text: str) -> str:
     """A key question or symptom as a question sentence."""
     text = text.strip().rstrip("?. ")
     lower = text.lower()
@@ -77,17 +77,17 @@ def _question(text: str) -> str:
     return f"{text[0].upper()}{text[1:]}?"
 
 
-def _flag_question(flag: str) -> str:
+def flag_question(flag: str) -> str:
     return f"Have you noticed any {flag[0].lower()}{flag[1:].rstrip('.')}?"
 
 
 # --------------------------------------------------------------------------- the reference
-def _case_questions(case: Case) -> list[str]:
+def reference_questions(case: Case) -> list[str]:
     return case.key_questions[:6] or [
         *(f"Ask about {s.lower()}" for s in case.secondary_symptoms[:5]), "Ask when the symptoms started"]
 
 
-def _test_name(label: str) -> str:
+def test_name(label: str) -> str:
     """``"Imaging > Chest CT > Findings"`` -> ``"Chest CT"``."""
     parts = [p.strip() for p in label.split(">") if p.strip()]
     generic = {"findings", "finding", "result", "results", "value", "level", "levels", "appearance"}
@@ -98,17 +98,17 @@ def _test_name(label: str) -> str:
 
 def reference_history(case: Case) -> Turns:
     """The history-taking turns: key questions two at a time, allergies and medications, red flags."""
-    asked = [_question(q) for q in _case_questions(case)]
+    asked = [question_sentence(q) for q in reference_questions(case)]
     opener = f"I'm sorry to hear about the {case.chief_complaint.lower().rstrip('.')}; that sounds worrying."
     turns = _pairs(asked)
     turns[0] = f"{opener} {turns[0]}"
     turns.append("Do you have any allergies to medicines, and what medications do you take?")
-    turns.extend(_pairs([_flag_question(f) for f in case.red_flags[:3]]))
+    turns.extend(_pairs([flag_question(f) for f in case.red_flags[:3]]))
     return turns
 
 
 def reference_orders(case: Case) -> Turns:
-    tests = list(dict.fromkeys(case.recommended_tests[:5] or [_test_name(k) for k in case.test_results]))[:6]
+    tests = list(dict.fromkeys(case.recommended_tests[:5] or [test_name(k) for k in case.test_results]))[:6]
     if not tests:
         return []
     return ["Thank you. I would like some tests.\n" + "\n".join(f"REQUEST TEST: {t}" for t in tests)]

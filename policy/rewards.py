@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from verifier.diagnosis import match_diagnosis
+from verifier.markers import is_void_turn, parse_diagnosis
 from verifier.protocols import Grader
 from verifier.types import Case, Message, RubricItem
 
@@ -300,6 +301,13 @@ class ConsultationReward:
         _log_axes(list(results), log_metric, "consultation")
         if callable(log_metric) and voids:
             log_metric("consultation/void_rate", sum(bool(v) for v in voids) / len(voids))
+        if callable(log_metric) and transcript:
+            doctor = [[m.content for m in _messages(t) if m.role == "assistant"] for t in transcript]
+            turns = [turn for turns in doctor for turn in turns]
+            if turns:
+                log_metric("consultation/void_turn_share", sum(is_void_turn(t) for t in turns) / len(turns))
+            log_metric("consultation/diagnosis_stated",
+                       sum(bool(turns and parse_diagnosis(turns[-1])) for turns in doctor) / len(doctor))
         return [_reward_or_none(r) for r in results]
 
 

@@ -110,3 +110,39 @@ class TokenRecorder:
         if self._trace is None:
             raise RuntimeError("TokenRecorder.start() was not called")
         return self._trace
+
+
+def sft_tokens(tokenizer: Any, messages: list[Message]) -> tuple[list[int], list[int]]:
+    """A whole dialogue as ``(input_ids, labels)`` for supervised training on the assistant's turns only.
+
+    Rendered the way the rollouts render it (the model's own chat template, turn by turn): the labels
+    are the token ids on each assistant turn's content and its template's end-of-turn token (so the
+    model learns to stop), and -100 on everything else — the system prompt, the other roles' turns and
+    the template's glue between turns.
+    """
+    recorder = TokenRecorder(tokenizer)
+    turns = [i for i, m in enumerate(messages) if m.role == "assistant"]
+    if not turns:
+        raise ValueError("a dialogue to train on needs at least one assistant turn")
+    ids = recorder.render_ids(messages[: turns[0]], generation_prompt=True)
+    labels = [-100] * len(ids)
+    before = recorder.render_text(messages[: turns[0]], generation_prompt=True)
+    for index, turn in enumerate(turns):
+        with_turn = recorder.render_text(messages[: turn + 1], generation_prompt=False)
+        if not with_turn.startswith(before):
+            raise TemplateError("the chat template renders earlier turns differently once an assistant turn is "
+                                "added; the dialogue cannot be masked turn by turn")
+        turn_ids = recorder._encode(with_turn[len(before):])
+        end = next((k for k, t in enumerate(turn_ids) if t in recorder._end_ids), len(turn_ids) - 1)
+        ids += turn_ids
+        labels += turn_ids[: end + 1] + [-100] * (len(turn_ids) - end - 1)
+        upto = turns[index + 1] if index + 1 < len(turns) else len(messages)
+        after = recorder.render_text(messages[:upto], generation_prompt=upto < len(messages))
+        if not after.startswith(with_turn):
+            raise TemplateError("the chat template renders earlier turns differently once a reply is added; the "
+                                "dialogue cannot be masked turn by turn")
+        env_ids = recorder._encode(after[len(with_turn):])
+        ids += env_ids
+        labels += [-100] * len(env_ids)
+        before = after
+    return ids, labels

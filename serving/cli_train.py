@@ -1,12 +1,13 @@
-"""``medverifier train``: staged GRPO (rule → rubric → multi-turn) on TRL.
+"""``medverifier train``: a supervised warm start, then staged GRPO (rule → rubric → multi-turn), on TRL.
 
     medverifier train --stage rule --config data/train/rule.yaml --output-dir runs/rule
-    medverifier train --stages rule,rubric,multiturn --output-dir runs/all      # chains checkpoints
+    medverifier train --stages sft,rule,rubric,multiturn --output-dir runs/all  # chains checkpoints
     medverifier train --stage rule --output-dir runs/rule --resume                # after a kill
 
 GPU machines: ``--device cuda`` and, for generation with vLLM, ``--use-vllm`` (TRL's colocate mode)
 or ``--use-vllm --vllm-mode server --vllm-server-base-url http://HOST:8000`` (a ``trl vllm-serve``
-process). Any other ``trl.GRPOConfig`` field: ``--set learning_rate=2e-6`` (repeatable).
+process). Any other field of a stage's TRL config (``trl.SFTConfig`` for ``sft``, ``trl.GRPOConfig`` for the
+others): ``--set learning_rate=2e-6`` (repeatable; in a chain, each stage takes the fields it has).
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ def _parse_sets(values: list[str]) -> dict[str, Any]:
 
 
 def train(
-    stage: str | None = typer.Option(None, help="One stage: rule, rubric or multiturn."),
-    stages: str | None = typer.Option(None, help="Comma-separated stages to chain, e.g. rule,rubric,multiturn."),
+    stage: str | None = typer.Option(None, help="One stage: sft, rule, rubric or multiturn."),
+    stages: str | None = typer.Option(None, help="Comma-separated stages to chain, e.g. sft,rule,rubric,multiturn."),
     config: list[Path] = typer.Option(
         [], "--config", help="Stage YAML (repeat per stage with --stages); default data/train/<stage>.yaml."
     ),
@@ -44,10 +45,11 @@ def train(
     use_vllm: bool = typer.Option(False, help="Generate with vLLM (GPU only; TRL's use_vllm)."),
     vllm_mode: str | None = typer.Option(None, help="colocate or server."),
     vllm_server_base_url: str | None = typer.Option(None, help="URL of a `trl vllm-serve` server."),
-    set_: list[str] = typer.Option([], "--set", help="Any trl.GRPOConfig field: KEY=VALUE (repeatable)."),
+    set_: list[str] = typer.Option([], "--set", help="A field of the stage's TRL config: KEY=VALUE (repeatable)."),
 ) -> None:
-    """Train the policy with staged GRPO; metrics go to OUTPUT_DIR/metrics.jsonl."""
-    from policy.grpo import STAGES, StageConfigError, default_config_path, load_stage_config, run_stages
+    """Train the policy (warm start, staged GRPO); metrics go to OUTPUT_DIR/metrics.jsonl."""
+    from policy.stage_config import STAGES, StageConfigError, default_config_path, load_stage_config
+    from policy.stages import run_stages
 
     if (stage is None) == (stages is None):
         typer.echo("error: give exactly one of --stage or --stages", err=True)

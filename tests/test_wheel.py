@@ -40,7 +40,7 @@ from verifier.backends.code import load_code_tasks
 from verifier.backends.search import load_search_tasks
 from verifier.search_index import default_index
 assert load_code_tasks() and load_search_tasks() and default_index().search("chest pain", k=3)
-from policy.grpo import STAGES, default_config_path, load_stage_config
+from policy.stage_config import STAGES, default_config_path, load_stage_config
 for stage in STAGES:
     config = load_stage_config(default_config_path(stage))
     for file in [*config.data.train, *config.data.heldout]:

@@ -12,7 +12,9 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from policy.grpo import MedGRPOConfig, StageConfig, StageConfigError, load_stage_config, run_stage, run_stages
+from policy.stage_config import StageConfig, StageConfigError, load_stage_config
+from policy.stages import run_stage, run_stages
+from policy.trainer_args import MedGRPOConfig
 from policy.validation import ValidationConfig, split_validation
 from verifier.graders import HybridGrader
 
@@ -49,6 +51,7 @@ def test_multiturn_loss_uses_the_rollouts_sampling_temperature(tmp_path) -> None
     with pytest.raises(StageConfigError, match="differs from rollout.temperature"):
         build_args(clash, tmp_path)
 
+
 def test_bad_yaml_names_file_line_and_field(tmp_path) -> None:
     path = tmp_path / "stage.yaml"
     path.write_text("stage: rule\nlength_penalty:\n  quantile: 80\n  weight: -1\n")
@@ -63,7 +66,7 @@ def test_bad_yaml_names_file_line_and_field(tmp_path) -> None:
 
 
 def test_project_stage_configs_load(repo_root) -> None:
-    for stage in ("rule", "rubric", "multiturn"):
+    for stage in ("sft", "rule", "rubric", "multiturn"):
         assert load_stage_config(repo_root / "data" / "train" / f"{stage}.yaml").stage == stage
 
 

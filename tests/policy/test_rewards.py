@@ -143,6 +143,13 @@ def test_consultation_reward_drops_void_trajectories() -> None:
                              transcript=[transcript, transcript], void=[False, True], log_metric=logged.__setitem__))
     assert out == [1.0, None]
     assert logged["consultation/void_rate"] == 0.5
+    assert logged["consultation/diagnosis_stated"] == 1.0 and logged["consultation/void_turn_share"] == 0.0
+    mixed = json.dumps([{"role": "user", "content": "I cough"}, {"role": "assistant", "content": "Okay."},
+                        {"role": "user", "content": "Yes"}, {"role": "assistant", "content": "When did it start?"}])
+    asyncio.run(reward(prompts=["p", "p"], completions=["a", "b"], case_id=["c1", "c1"],
+                       transcript=[transcript, mixed], void=[False, True], log_metric=logged.__setitem__))
+    assert logged["consultation/void_turn_share"] == 1 / 3  # "Okay." of three doctor turns
+    assert logged["consultation/diagnosis_stated"] == 0.5
     keep = ConsultationReward(HybridGrader(None), {"c1": case}, lambda c: items, drop_void=False)
     assert asyncio.run(keep(prompts=["p"], completions=["a"], case_id=["c1"], transcript=[transcript], void=[True])) == [1.0]
 

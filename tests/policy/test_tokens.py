@@ -19,11 +19,6 @@ from policy.tokens import TemplateError, TokenRecorder
 from verifier.llm import Completion
 from verifier.types import Message
 
-LLAMA3_TEMPLATE = (
-    "{{ bos_token }}{% for message in messages %}"
-    "{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' }}"
-    "{% endfor %}{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}"
-)
 TURNS = ["When did the pain start?", "REQUEST TEST: ECG", "DIAGNOSIS: STEMI. Call an ambulance now."]
 
 
@@ -46,16 +41,6 @@ class QuietPatient:
 
     async def complete(self, messages, **_: object) -> Completion:
         return Completion(text="About an hour ago, doctor.")
-
-
-@pytest.fixture(scope="module")
-def llama3_tokenizer(embedded):
-    tokenizer = copy.deepcopy(embedded.tokenizer)
-    tokenizer.add_special_tokens({"additional_special_tokens": ["<|begin_of_text|>", "<|start_header_id|>",
-                                                                "<|end_header_id|>", "<|eot_id|>"]})
-    tokenizer.bos_token = "<|begin_of_text|>"
-    tokenizer.chat_template = LLAMA3_TEMPLATE
-    return tokenizer
 
 
 @pytest.mark.parametrize("template", ["smollm2", "llama3"])

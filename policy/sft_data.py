@@ -1,0 +1,166 @@
+"""Warm-start dialogues for the ``sft`` stage: the scripted reference doctor, varied, and the simulated patient.
+
+Each dialogue is one consultation played by **the** consultation loop (``patient_sim.loop``), with the
+environment, doctor system prompt and sampling config the GRPO rollouts and the consultation eval use;
+only the doctor is scripted (:class:`ScriptedDoctorClient`): the exploit audit's reference doctor
+(``patient_sim.doctors``), its wording, order, pacing and persona varied by seed, so the model learns
+the protocol rather than one transcript. The patient's replies and the test results are real output of
+the simulated patient and the measurement responder.
+
+What the reference knows that a doctor would not (the case's diagnosis, its key questions) is what
+makes it a teacher; a model trained on it learns the protocol — questions one or two at a time,
+``REQUEST TEST:`` orders, one ``DIAGNOSIS:`` line with a plan — and must still infer the diagnosis.
+
+Every turn fits the sampling config: at most ``max_turns`` turns, the last one the diagnosis, each under
+``turn_tokens`` tokens, so nothing the model learns to say is cut at evaluation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+from collections.abc import Callable, Sequence
+
+from patient_sim.doctors import flag_question, question_sentence, reference_questions, test_name
+from patient_sim.loop import ConsultationResult, SamplingConfig, consult
+from patient_sim.personas import sample_persona
+from verifier.llm import ChatClient, Completion
+from verifier.markers import parse_diagnoses
+from verifier.types import Case, Message
+
+OPENERS = (
+    "I'm sorry to hear about the {complaint}; that sounds worrying.",
+    "Thank you for coming in. I understand the {complaint} is worrying you.",
+    "I'm sorry you're dealing with the {complaint}. Let's work out what is going on.",
+    "That sounds unpleasant. I'd like to understand the {complaint} better.",
+    "I can see the {complaint} is troubling you, and I want to help.",
+)
+CONNECTORS = ("", "", "And ", "Also, ", "Next: ")
+MEDICATION_QUESTIONS = (
+    "Do you have any allergies to medicines, and what medications do you take?",
+    "Are you taking any medications, and are you allergic to any medicines?",
+    "Do you take any regular medicines, and do you have any drug allergies?",
+)
+ORDER_LEADS = ("Thank you. I would like some tests.", "Thank you, that helps. Let's do some tests.",
+               "Thanks. I'll order a few tests.", "I'd like to check a few things.")
+REASONS = (
+    "From what you have told me and the results, this is {dx}.",
+    "Putting your symptoms and the results together, this is {dx}.",
+    "Your history and results fit {dx}.",
+)
+DIFFERENTIALS = ("I also considered {other}, but it fits less well.", "{other} is less likely here.",
+                 "I thought about {other}, but it fits less well.")
+EMPATHY = ("I understand this is worrying.", "I know this is a lot to take in.", "I understand your concern.")
+PLANS = {
+    "emergency": ("This needs emergency treatment now: I am calling an ambulance to take you to the emergency "
+                  "department.", "Please call an ambulance now: you need the emergency department straight away."),
+    "urgent": ("You need to be seen urgently today, so I am arranging a same-day assessment.",
+               "I am arranging an urgent same-day assessment for you today."),
+    "routine": ("The plan is treatment for this and a follow-up review with me in two weeks.",
+                "We will start treatment and review you in a follow-up appointment in two weeks."),
+}
+SAFETY_NETS = ("If it gets worse or you notice anything new, come back or seek urgent help.",
+               "If things get worse, come back straight away or seek urgent help.")
+
+
+class ScriptedDoctorClient:
+    """A ``ChatClient`` that says the next of ``turns`` (the doctor's turns so far decide which)."""
+
+    model = "scripted-reference"
+
+    def __init__(self, turns: Sequence[str]) -> None:
+        if not turns:
+            raise ValueError("a scripted doctor needs at least one turn")
+        self.turns = list(turns)
+
+    async def complete(self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.0,
+                       stop: list[str] | None = None, seed: int | None = None) -> Completion:
+        said = sum(1 for m in messages if m.role == "assistant")
+        return Completion(text=self.turns[min(said, len(self.turns) - 1)])
+
+
+def varied_reference(
+    case: Case, seed: int, *, max_turns: int, fits: Callable[[str], bool] = lambda _t: True
+) -> list[str]:
+    """The reference doctor's turns for ``case``, worded, ordered and paced by ``seed``, in ``max_turns``
+    turns (history, then one turn of orders when the case has tests, then the diagnosis); ``fits`` says
+    whether a turn is short enough for the sampling config's ``turn_tokens``."""
+    if max_turns < 2:
+        raise ValueError("a warm-start dialogue needs at least two turns (a question and the diagnosis)")
+    rng = random.Random(seed)
+    tests = list(dict.fromkeys(case.recommended_tests[:5] or [test_name(k) for k in case.test_results]))[:5]
+    history_turns = max_turns - 1 - (1 if tests else 0)
+    if history_turns < 1:
+        tests, history_turns = [], max_turns - 1
+    questions = [question_sentence(q) for q in reference_questions(case)]
+    rng.shuffle(questions)
+    extras = [rng.choice(MEDICATION_QUESTIONS), *(flag_question(f) for f in case.red_flags[:3])]
+    turns: list[str] = []
+    pending = [*questions, *extras]
+    while pending and len(turns) < history_turns:
+        take = 1 if rng.random() < 0.35 and len(pending) <= 2 * (history_turns - len(turns)) - 1 else 2
+        group, pending = pending[:take], pending[take:]
+        turns.append(" ".join(f"{rng.choice(CONNECTORS) if i else ''}{q}" for i, q in enumerate(group)))
+    complaint = case.chief_complaint.lower().rstrip(".")
+    opener = rng.choice(OPENERS).format(complaint=complaint)
+    if fits(f"{opener} {turns[0]}"):
+        turns[0] = f"{opener} {turns[0]}"
+    lead = rng.choice(ORDER_LEADS)
+    while tests and not fits(lead + "\n" + "\n".join(f"REQUEST TEST: {t}" for t in tests)):
+        tests = tests[:-1]  # the case's first tests are its most important
+    if tests:
+        turns.append(lead + "\n" + "\n".join(f"REQUEST TEST: {t}" for t in tests))
+    turns.append(_closing(case, rng, fits))
+    return turns
+
+
+def _closing(case: Case, rng: random.Random, fits: Callable[[str], bool]) -> str:
+    dx = case.final_diagnosis
+    parts = [rng.choice(EMPATHY), rng.choice(REASONS).format(dx=dx)]
+    if case.differential:
+        parts.append(rng.choice(DIFFERENTIALS).format(other=case.differential[0]))
+    plan = rng.choice(PLANS.get(case.disposition, PLANS["routine"]))
+    safety = rng.choice(SAFETY_NETS)
+    droppable = [1, 2] if case.differential else [1]  # the reason and the differential go first if too long
+    while True:
+        text = f"DIAGNOSIS: {dx}\n" + " ".join(parts) + f"\n{plan}\n{safety}"
+        if fits(text) or not droppable:
+            return text
+        del parts[droppable.pop()]
+
+
+async def warm_start_dialogues(
+    cases: Sequence[Case], patient: ChatClient, sampling: SamplingConfig, *, variants: int = 4, seed: int = 0,
+    concurrency: int = 8, fits: Callable[[str], bool] = lambda _t: True, progress: bool = False,
+) -> list[ConsultationResult]:
+    """``variants`` consultations per case, each with its own wording, pacing and persona, played by the
+    loop (at most ``concurrency`` at once, so their patient turns share the patient model's batches)."""
+    from tqdm import tqdm
+
+    episodes = [(case, episode_seed(case, variant, seed)) for case in cases for variant in range(variants)]
+    semaphore = asyncio.Semaphore(concurrency)
+    bar = tqdm(total=len(episodes), desc="warm-start dialogues", unit="dlg", disable=not progress)
+
+    async def one(case: Case, at_seed: int) -> ConsultationResult:
+        doctor = ScriptedDoctorClient(varied_reference(case, at_seed, max_turns=sampling.max_turns, fits=fits))
+        async with semaphore:
+            result = await consult(case, sample_persona(at_seed, case), doctor, patient, sampling, seed=at_seed)
+        bar.update(1)
+        return result
+
+    try:
+        return list(await asyncio.gather(*(one(case, at_seed) for case, at_seed in episodes)))
+    finally:
+        bar.close()
+
+
+def episode_seed(case: Case, variant: int, seed: int = 0) -> int:
+    """A seed of its own for each (case, variant, run seed), stable across runs and processes."""
+    return int.from_bytes(hashlib.sha256(f"{seed}/{case.id}/{variant}".encode()).digest()[:4], "big")
+
+
+def is_complete(result: ConsultationResult) -> bool:
+    """A dialogue fit to teach from: it ended on its one diagnosis, in the doctor's last turn."""
+    doctor = [m.content for m in result.transcript if m.role == "assistant"]
+    return result.termination_reason == "diagnosis" and bool(doctor) and len(parse_diagnoses(doctor[-1])) == 1

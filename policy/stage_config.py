@@ -1,0 +1,229 @@
+"""A stage's YAML (validated: unknown keys are errors naming the file and line), its results and its metrics log.
+
+Stages, in the order ``medverifier train --stages`` chains them: ``sft`` (the supervised warm start,
+``policy.sft``), then the GRPO stages ``rule``, ``rubric`` and ``multiturn`` (``policy.grpo``);
+``policy.stages`` runs them. Each stage's ``trainer:`` block holds fields of its TRL config
+(``policy.trainer_args``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from transformers import TrainerCallback
+
+from policy.clients import ClientSpec, build_client
+from policy.graders import GradingKind
+from policy.length_penalty import LengthPenaltyConfig
+from policy.rewards import RuleRewardWeights
+from policy.rollout import RolloutConfig
+from policy.trainer_args import GRPO_FIELDS, SFT_FIELDS
+from policy.validation import ValidationConfig
+from verifier.data import data_dir, data_path
+from verifier.llm import ChatClient
+
+Stage = Literal["sft", "rule", "rubric", "multiturn"]
+STAGES: tuple[Stage, ...] = ("sft", "rule", "rubric", "multiturn")
+CONFIG_DIR = data_dir() / "train"
+
+
+def trainer_fields(stage: Stage) -> frozenset[str]:
+    """The ``trainer:`` keys ``stage`` accepts: its TRL config's fields."""
+    return SFT_FIELDS if stage == "sft" else GRPO_FIELDS
+
+
+def trainer_values(
+    config: StageConfig, output_dir: Path, *, overrides: dict[str, Any] | None = None, device: str = "cpu"
+) -> dict[str, Any]:
+    """The stage's TRL config values: defaults ← YAML ``trainer:`` ← command-line overrides."""
+    values: dict[str, Any] = {"output_dir": str(output_dir)}
+    values.update(config.trainer)
+    values.update(overrides or {})
+    unknown = sorted(set(values) - trainer_fields(config.stage))
+    if unknown:
+        raise StageConfigError(f"unknown {'SFTConfig' if config.stage == 'sft' else 'GRPOConfig'} field(s) {unknown}")
+    if device != "cpu":
+        values.setdefault("use_cpu", False)
+    return values
+
+
+class StageData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    train: list[str] = Field(default_factory=list, description="files (JSONL) or folders, relative to the repo")
+    heldout: list[str] = Field(default_factory=list)
+    case_prompts: bool = True  # rubric stage: add single-turn prompts derived from the project's cases
+    cases: list[str] = Field(default_factory=list)  # sft, multiturn: case ids (empty = all project cases)
+    max_items: int | None = Field(None, ge=1)
+
+
+class GradingConfig(BaseModel):
+    """The verifier's grading kind (``policy.graders``: rule, judge or hybrid) and its judge model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: GradingKind = "rule"  # judge needs a judge model; hybrid without one is the rule checks
+    judge_model: str | None = None
+    judge_base_url: str | None = None
+
+    @model_validator(mode="after")
+    def _judge_for_judge_mode(self) -> GradingConfig:
+        if self.mode == "judge" and not self.judge_model:
+            raise ValueError("mode 'judge' needs judge_model (and judge_base_url for a served judge)")
+        return self
+
+
+class WarmStartConfig(BaseModel):
+    """The ``warm_start:`` block of an ``sft`` stage: how many dialogues per case (``policy.sft_data``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    variants: int = Field(4, ge=1, description="dialogues per case, each with its own wording, pacing and persona")
+    seed: int = 0
+    concurrency: int = Field(8, ge=1, description="dialogues played at once (their patient turns share batches)")
+
+
+class StageConfig(BaseModel):
+    """One stage's YAML file (validated; unknown keys are errors)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stage: Stage
+    model: str = "embedded"
+    data: StageData = Field(default_factory=StageData)
+    reward: RuleRewardWeights = Field(default_factory=RuleRewardWeights)
+    length_penalty: LengthPenaltyConfig = Field(default_factory=LengthPenaltyConfig)
+    grading: GradingConfig = Field(default_factory=GradingConfig)
+    rollout: RolloutConfig = Field(default_factory=RolloutConfig)
+    validation: ValidationConfig = Field(default_factory=ValidationConfig)
+    warm_start: WarmStartConfig = Field(default_factory=WarmStartConfig)
+    trainer: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("trainer")
+    @classmethod
+    def _known_trainer_fields(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        stage = info.data.get("stage", "rule")  # validated before ``trainer`` (declared first)
+        unknown = sorted(set(value) - trainer_fields(stage))
+        if unknown:
+            name = "SFTConfig" if stage == "sft" else "GRPOConfig"
+            raise ValueError(f"unknown {name} field(s) {unknown}; see trl.{name} for the valid names")
+        return value
+
+    @model_validator(mode="after")
+    def _validation_is_single_turn(self) -> StageConfig:
+        if self.stage in ("sft", "multiturn") and self.validation.every:
+            raise ValueError(
+                "validation is available for the rule and rubric stages; for sft and multiturn it would need "
+                "whole consultations (bench/train_consult.py evaluates their checkpoints on held-out cases)"
+            )
+        return self
+
+
+class StageConfigError(ValueError):
+    """A stage YAML that cannot be used; the message names the file, the line and the field."""
+
+
+def load_stage_config(path: Path | str) -> StageConfig:
+    path = Path(path)
+    if not path.is_file():
+        raise StageConfigError(f"{path}: no such file")
+    text = path.read_text()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise StageConfigError(f"{path}{line}: invalid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise StageConfigError(f"{path}:1: expected a mapping with a 'stage' key")
+    try:
+        return StageConfig.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = [str(p) for p in error["loc"]]
+        raise StageConfigError(
+            f"{path}:{_yaml_line(text, loc)}: field '{'.'.join(loc) or 'stage'}': {error['msg']}"
+        ) from exc
+
+
+def _yaml_line(text: str, loc: list[str]) -> int:
+    """1-based line of the deepest key of ``loc`` found in the YAML (1 when not found)."""
+    node: Any = yaml.compose(text)
+    line = 1
+    for key in loc:
+        if not isinstance(node, yaml.MappingNode):
+            break
+        match = next(((k, v) for k, v in node.value if k.value == key), None)
+        if match is None:
+            break
+        line, node = match[0].start_mark.line + 1, match[1]
+    return line
+
+
+class JsonlMetricsCallback(TrainerCallback):
+    """Appends every log record (step, epoch, wall time and TRL's metrics) to a JSONL file."""
+
+    def __init__(self, path: Path, stage: str) -> None:
+        self.path = path
+        self.stage = stage
+        self.started = time.perf_counter()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        if not logs:
+            return
+        record = {"stage": self.stage, "step": state.global_step, "wall_s": round(time.perf_counter() - self.started, 2)}
+        record.update({k: v for k, v in logs.items() if isinstance(v, int | float | str | bool)})
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+
+class StageResult(BaseModel):
+    stage: Stage
+    output_dir: str
+    final_model: str
+    global_step: int
+    metrics_path: str
+    resumed_from: str | None = None
+    wall_s: float
+    best_step: int | None = None  # with validation: the step whose weights are final/ (keep: best)
+    best_val_reward: float | None = None
+
+
+def data_file(path: str) -> Path:
+    return data_path(path)  # "data/..." in a YAML means the data folder, wherever it is installed
+
+
+def stage_cases(config: StageConfig) -> list[Any]:
+    from patient_sim.cases import project_cases
+
+    cases = project_cases()
+    if config.data.cases:
+        known = {c.id: c for c in cases}
+        missing = [c for c in config.data.cases if c not in known]
+        if missing:
+            raise StageConfigError(f"data.cases: unknown case id(s) {missing}")
+        cases = [known[c] for c in config.data.cases]
+    return cases
+
+
+def default_patient() -> ChatClient:
+    """A frozen copy of the embedded model plays the patient (the policy's weights change)."""
+    return build_client(ClientSpec(model="embedded", max_batch_size=8))
+
+
+def default_config_path(stage: Stage) -> Path:
+    return CONFIG_DIR / f"{stage}.yaml"
