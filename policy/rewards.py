@@ -289,20 +289,21 @@ class ConsultationReward:
     ) -> list[float | None]:
         voids = void if void is not None else [False] * len(completions)
         semaphore = asyncio.Semaphore(self.concurrency)
+        dialogues = [_messages(raw) for raw in transcript]
 
-        async def one(cid: str, raw: Any, is_void: bool) -> Any:
+        async def one(cid: str, messages: list[Message], is_void: bool) -> Any:
             if is_void and self.drop_void:
                 return None
             async with semaphore:
-                return await _grade(_messages(raw), self.rubric(cid), self.grader)
+                return await _grade(messages, self.rubric(cid), self.grader)
 
-        results = await asyncio.gather(*(one(c, t, v) for c, t, v in zip(case_id, transcript, voids, strict=True)))
+        results = await asyncio.gather(*(one(c, d, v) for c, d, v in zip(case_id, dialogues, voids, strict=True)))
         log_metric = kwargs.get("log_metric")
         _log_axes(list(results), log_metric, "consultation")
         if callable(log_metric) and voids:
             log_metric("consultation/void_rate", sum(bool(v) for v in voids) / len(voids))
-        if callable(log_metric) and transcript:
-            doctor = [[m.content for m in _messages(t) if m.role == "assistant"] for t in transcript]
+        if callable(log_metric) and dialogues:
+            doctor = [[m.content for m in d if m.role == "assistant"] for d in dialogues]
             turns = [turn for turns in doctor for turn in turns]
             if turns:
                 log_metric("consultation/void_turn_share", sum(is_void_turn(t) for t in turns) / len(turns))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import openai
 from pydantic import BaseModel, Field
@@ -230,20 +230,7 @@ class OpenAIChatClient:
         seed: int | None = None,
     ) -> AsyncIterator[str]:
         """Yield text pieces as the server streams them (no retries once streaming started)."""
-        try:
-            response = await self._client.chat.completions.create(
-                model=self.model,
-                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
-                max_tokens=max_tokens,
-                temperature=temperature,
-                stop=stop or None,
-                seed=seed,
-                stream=True,
-            )
-        except openai.APIStatusError as exc:
-            raise LLMError(f"{self.base_url}: HTTP {exc.status_code}: {_message(exc)}") from exc
-        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-            raise LLMError(f"{self.base_url}: cannot reach the server: {exc}") from exc
+        response = await self._open_stream(messages, max_tokens, temperature, stop, seed)
         async for chunk in response:
             if chunk.choices and chunk.choices[0].delta.content:
                 yield chunk.choices[0].delta.content
@@ -260,21 +247,8 @@ class OpenAIChatClient:
         """Text pieces as the server streams them, then the ``Completion`` with the finish reason and
         usage the server sends in its last chunks (``stream_options.include_usage``; no retries once
         streaming started)."""
-        try:
-            response = await self._client.chat.completions.create(
-                model=self.model,
-                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
-                max_tokens=max_tokens,
-                temperature=temperature,
-                stop=stop or None,
-                seed=seed,
-                stream=True,
-                stream_options={"include_usage": True},
-            )
-        except openai.APIStatusError as exc:
-            raise LLMError(f"{self.base_url}: HTTP {exc.status_code}: {_message(exc)}") from exc
-        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-            raise LLMError(f"{self.base_url}: cannot reach the server: {exc}") from exc
+        response = await self._open_stream(messages, max_tokens, temperature, stop, seed,
+                                           stream_options={"include_usage": True})
         parts: list[str] = []
         finish_reason = "stop"
         usage = Usage()
@@ -290,6 +264,27 @@ class OpenAIChatClient:
             if choice.finish_reason:
                 finish_reason = choice.finish_reason
         yield Completion(text="".join(parts), finish_reason=finish_reason, usage=usage)
+
+    async def _open_stream(
+        self, messages: list[Message], max_tokens: int, temperature: float, stop: list[str] | None,
+        seed: int | None, **extra: Any,
+    ) -> Any:
+        """The server's streamed response, or an ``LLMError`` saying why it could not be opened."""
+        try:
+            return await self._client.chat.completions.create(
+                model=self.model,
+                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stop=stop or None,
+                seed=seed,
+                stream=True,
+                **extra,
+            )
+        except openai.APIStatusError as exc:
+            raise LLMError(f"{self.base_url}: HTTP {exc.status_code}: {_message(exc)}") from exc
+        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+            raise LLMError(f"{self.base_url}: cannot reach the server: {exc}") from exc
 
     async def aclose(self) -> None:
         await self._client.close()
