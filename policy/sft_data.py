@@ -29,12 +29,14 @@ from verifier.llm import ChatClient, Completion
 from verifier.markers import parse_diagnoses
 from verifier.types import Case, Message
 
+# The openers do not echo the complaint: it is the patient's own first-person sentence ("my tummy is
+# swollen"), and an echo teaches "I'm sorry to hear about the my tummy ...".
 OPENERS = (
-    "I'm sorry to hear about the {complaint}; that sounds worrying.",
-    "Thank you for coming in. I understand the {complaint} is worrying you.",
-    "I'm sorry you're dealing with the {complaint}. Let's work out what is going on.",
-    "That sounds unpleasant. I'd like to understand the {complaint} better.",
-    "I can see the {complaint} is troubling you, and I want to help.",
+    "I'm sorry to hear that; it sounds worrying.",
+    "Thank you for coming in. I understand this is worrying you.",
+    "I'm sorry you're dealing with this. Let's work out what is going on.",
+    "That sounds unpleasant. I'd like to understand it better.",
+    "I can see this is troubling you, and I want to help.",
 )
 CONNECTORS = ("", "", "And ", "Also, ", "Next: ")
 MEDICATION_QUESTIONS = (
@@ -102,8 +104,7 @@ def varied_reference(
         take = 1 if rng.random() < 0.35 and len(pending) <= 2 * (history_turns - len(turns)) - 1 else 2
         group, pending = pending[:take], pending[take:]
         turns.append(" ".join(f"{rng.choice(CONNECTORS) if i else ''}{q}" for i, q in enumerate(group)))
-    complaint = case.chief_complaint.lower().rstrip(".")
-    opener = rng.choice(OPENERS).format(complaint=complaint)
+    opener = rng.choice(OPENERS)
     if fits(f"{opener} {turns[0]}"):
         turns[0] = f"{opener} {turns[0]}"
     lead = rng.choice(ORDER_LEADS)
