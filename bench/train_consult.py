@@ -158,6 +158,7 @@ def main() -> None:
     parser.add_argument("--heldout-every", type=int, default=4, help="every N-th project case (by id) is held out")
     parser.add_argument("--variants", type=int, default=None, help="warm-start dialogues per training case (4)")
     parser.add_argument("--sft-epochs", type=float, default=None, help="warm-start epochs (default 1)")
+    parser.add_argument("--sft-lr", type=float, default=None, help="warm-start learning rate (default: sft.yaml's)")
     parser.add_argument("--grpo-steps", type=int, default=None, help="multi-turn GRPO steps (default 6)")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--out", type=Path, default=None, help="keep the run here (default: a temporary folder)")
@@ -188,6 +189,9 @@ def main() -> None:
         sft_config = load_stage_config(default_config_path("sft"))
         trainer = {**sft_config.trainer, "save_steps": 10_000, "disable_tqdm": True}
         trainer["num_train_epochs"] = epochs
+        if args.sft_lr is not None:
+            trainer["learning_rate"] = args.sft_lr
+        figures["sft_learning_rate"] = trainer["learning_rate"]
         sft_config = StageConfig.model_validate({**sft_config.model_dump(), "data": {"cases": train},
                                                  "warm_start": {**sft_config.warm_start.model_dump(), "variants": variants},
                                                  "trainer": trainer})

@@ -42,7 +42,7 @@ class MedGRPOConfig(GRPOConfig):
 class MedSFTConfig(SFTConfig):
     """``SFTConfig`` for the warm start: the dataset comes tokenized with its labels (doctor tokens only)."""
 
-    learning_rate: float = field(default=5e-5, metadata={"help": "AdamW learning rate."})
+    learning_rate: float = field(default=2e-4, metadata={"help": "AdamW learning rate."})
     num_train_epochs: float = field(default=2.0, metadata={"help": "Passes over the dialogues."})
     per_device_train_batch_size: int = field(default=4, metadata={"help": "Dialogues per device step."})
     max_length: int | None = field(default=1024, metadata={"help": "Tokens per dialogue (longer ones are cut)."})
