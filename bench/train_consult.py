@@ -13,7 +13,7 @@ reward variance; and the exploit signatures in each model's own consultations (q
 shotgun diagnoses, test shotguns, over-triage, text aimed at the grader, a padded final message) with a verdict: a
 rubric gain that accuracy and the process figures do not share is reward hacking, and is said so.
 
-    .venv/bin/python bench/train_consult.py            # the full run (estimated at an hour or more on 2 cores)
+    .venv/bin/python bench/train_consult.py            # the full run (51 min on 2 idle cores)
     .venv/bin/python bench/train_consult.py --quick    # a smoke run (about 20 minutes on 2 busy cores)
 """
 
