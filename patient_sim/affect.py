@@ -32,7 +32,7 @@ _CONNECTORS = {"A": ("", "And "), "B": ("Also, ", "And ", ""), "C": ("In additio
 _ACKNOWLEDGE = {
     "A": ("I said. ", "Same as before. ", "Like I said. "),
     "B": ("Like I said, ", "As I told you, ", "It's what I said before: "),
-    "C": ("As I told you earlier, ", "I'll say it again: ", "As I explained a moment ago, "),
+    "C": ("As I told you earlier, ", "I'll say it again: ", "As I explained before, "),
 }
 _UNSURE = {
     "A": ("Don't know.", "No. Not that.", "Not sure.", "No idea, sorry.", "Hmm. Don't think so.", "I don't know."),
@@ -54,9 +54,9 @@ _REFUSAL = {
               "I have no way of knowing what it is."),
     },
     "tests": {
-        "A": ("Nobody told me results.", "I don't know the results."),
-        "B": ("Nobody has told me any results.", "I don't know what the results were."),
-        "C": ("I haven't been told any of the results.", "I'm afraid nobody has shared any results with me."),
+        "A": ("Nobody told me.", "I don't know what they found."),
+        "B": ("Nobody has told me anything about that.", "I don't know what they found, sorry."),
+        "C": ("I haven't been told anything about that yet.", "I'm afraid nobody has shared anything with me."),
     },
     "meta": {
         "A": ("Sorry, I don't follow.", "I don't know what you mean."),
@@ -105,12 +105,22 @@ class Affect:
     def __init__(self, persona: Persona, rng: random.Random, speakable: Callable[[str], bool]) -> None:
         self.persona = persona
         self.rng = rng
-        level = persona.language
-        self.level = level
+        self.level = level = persona.language
         self.speakable = speakable
-        self.extra = [line for line in _EXTRA["F" if persona.feeling else "T"] if speakable(line)]
-        self.bias = [line for line in _BIAS.get(_bias_key(persona.bias) or "", ()) if speakable(line)]
-        self.drift = [line for line in _DRIFT if speakable(line)]
+
+        def pool(lines: Sequence[str], default: str = "") -> list[str]:
+            kept = [line for line in lines if speakable(re.sub(r"\{\w+\}", "", line))]
+            return kept or ([default] if default else [])
+
+        self.openers = pool(_OPENERS[level]) or [""]
+        self.connectors = pool(_CONNECTORS[level]) or [""]
+        self.acknowledge = pool(_ACKNOWLEDGE[level], "Like I said, ")
+        self.hedges = pool(_HEDGES, "{fact}.")
+        self.hesitations = pool(_HESITATIONS) or [""]
+        self.corrections = pool(_CORRECTIONS)
+        self.extra = pool(_EXTRA["F" if persona.feeling else "T"])
+        self.bias = pool(_BIAS.get(_bias_key(persona.bias) or "", ()))
+        self.drift = pool(_DRIFT)
 
     # ------------------------------------------------------------------ fact replies
     def tell(self, sentences: Sequence[str], *, repeat: bool = False) -> str:
@@ -124,13 +134,13 @@ class Affect:
             else:
                 sentence = _capital(sentence) + "."
             if i:
-                sentence = rng.choice(_CONNECTORS[self.level]) + lower_first(sentence)
+                sentence = rng.choice(self.connectors) + lower_first(sentence)
             told.append(sentence)
         if not told:
             raise ValueError("a fact reply needs at least one fact sentence")
         if persona.confusion == "high":
             told[0] = self._confuse(told[0])
-        lead = rng.choice(_ACKNOWLEDGE[self.level]) if repeat else rng.choice(_OPENERS[self.level])
+        lead = rng.choice(self.acknowledge) if repeat else rng.choice(self.openers)
         first = lower_first(told[0]) if lead and not lead.endswith(". ") else told[0]
         return " ".join([lead + first, *told[1:], *self._colour()])
 
@@ -138,19 +148,19 @@ class Affect:
         match = _NUMBER_RE.search(sentence)
         if match and not _APPROXIMATE_RE.search(sentence[: match.start()]) and self.rng.random() < 0.5:
             sentence = f"{sentence[: match.start()]}about {sentence[match.start():]}"  # the value stays exact
-        return _capital(self.rng.choice(_HEDGES).format(fact=lower_first(sentence) if not sentence.startswith("I ")
+        return _capital(self.rng.choice(self.hedges).format(fact=lower_first(sentence) if not sentence.startswith("I ")
                                                            else sentence))
 
     def _confuse(self, sentence: str) -> str:
         rng = self.rng
         roll = rng.random()
         words = sentence.rstrip(".").split()
-        if roll < 0.35 and len(words) > 4:
+        if roll < 0.35 and len(words) > 4 and self.corrections:
             start = " ".join(words[: max(2, len(words) // 3)])
-            return rng.choice(_CORRECTIONS).format(start=start, fact=sentence.rstrip("."))
+            return rng.choice(self.corrections).format(start=start, fact=sentence.rstrip("."))
         if roll < 0.5 and self.drift:
             return f"{sentence} {rng.choice(self.drift)}"
-        return rng.choice(_HESITATIONS) + lower_first(sentence)
+        return rng.choice(self.hesitations) + lower_first(sentence)
 
     def _colour(self) -> list[str]:
         """Lines after the facts: the personality's and the bias's, never a fact."""
@@ -180,7 +190,7 @@ class Affect:
         for _ in range(4):  # a hesitation is drawn at random: draw again rather than say a line twice
             candidate = line
             if self.persona.confusion == "high" and self.rng.random() < 0.5:
-                candidate = self.rng.choice(_HESITATIONS) + lower_first(line)
+                candidate = self.rng.choice(self.hesitations) + lower_first(line)
             if _key(candidate) not in said:
                 return candidate
             line = self.rng.choice(fresh)

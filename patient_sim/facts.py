@@ -149,7 +149,7 @@ class FactIndex:
             for i, score in enumerate(scores):
                 if gate is not None and self.facts[i].topic != gate:
                     continue
-                if absent and not specific & self._own[i]:
+                if absent and gate is None and not specific & self._own[i]:
                     continue
                 # Prefer what has not been said yet, so follow-up questions move the story on.
                 weight = 0.8 if self.facts[i].text in revealed else 1.0

@@ -33,6 +33,8 @@ TOPIC_GLUE = {
     "allergies": "allergy", "medications": "medication", "family": "family", "history": "history",
     "demographics": "age old work",
 }
+# The words a parent uses for the patient ("my son") where the record says "the patient".
+SUBJECT_GLUE = "son daughter child"
 HEDGES = ("maybe", "i think", "about", "around", "roughly", "or so", "not sure", "i guess", "probably",
           "if i remember", "something like", "a while", "i believe", "sort of", "kind of", "more or less")
 HESITATIONS = ("um", "uh", "er", "hmm", "...", "wait", "i mean", "sorry", "where was i", "anyway")
@@ -94,7 +96,7 @@ class Trace:
 def trace(reply: str, case: Case, sources: Sequence[str], topics: Iterable[str] = ()) -> Trace:
     """Traceability of ``reply`` to ``sources`` (the facts it was built from); ``topics`` are those facts'
     topics, whose realizer glue words ("allergy", "history") count as traced."""
-    glue = " ".join(TOPIC_GLUE.get(t, "") for t in topics)
+    glue = " ".join([SUBJECT_GLUE, *(TOPIC_GLUE.get(t, "") for t in topics)])
     source_tokens = set(tx.tokens(" ".join([*sources, glue])))
     terms = clinical_terms(reply, case)
     numbers = sorted(tx.numbers(reply))

@@ -179,11 +179,11 @@ class SimulatedPatient:
             return self.affect.unsure(self._said)
         sentences = [self.voice(f) for f in selected]
         text = self.affect.tell(sentences, repeat=repeat)
-        for _ in range(3):  # the manner is drawn at random: draw again rather than say a reply twice
+        for _ in range(6):  # the manner is drawn at random: draw again rather than say a reply twice
             if _key(text) not in self._said:
-                break
+                return text
             text = self.affect.tell(sentences, repeat=True)
-        return text
+        return text if _key(text) not in self._said else f"Again, {tx.lower_first(text)}"
 
     def voice(self, fact: Fact) -> str:
         """One fact in the patient's (or, for a young child, the parent's) first-person voice."""

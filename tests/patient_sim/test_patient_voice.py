@@ -85,7 +85,8 @@ def test_the_right_facts_are_selected() -> None:
 
     assert texts("pulmonary-embolism", "What do you do for work?") == ["I work as a marketing manager"]
     assert texts("pulmonary-embolism", "How old are you?") == ["I am 34 years old"]
-    assert all(f.startswith(("Pain started", "Overnight")) for f in texts("acute-appendicitis", "When did it start?"))
+    onset = texts("acute-appendicitis", "When did it start?")  # story sentences that date it
+    assert onset and all(any(w in f for w in ("yesterday", "Overnight", "since")) for f in onset), onset
     assert texts("acute-appendicitis", "Any family history of illness?") == ["Nothing significant"]
     # Nothing in the appendicitis case is about the chest: the tummy pain does not answer "any chest pain?".
     assert texts("acute-appendicitis", "Any chest pain?") == []
@@ -98,11 +99,11 @@ def test_a_repeated_question_is_acknowledged_not_copied() -> None:
     first, again, third = _ask(patient, ["Do you take any medications?"] * 3)
     assert first.facts == again.facts == third.facts and first.facts  # the same facts...
     assert len({fd.normalised(r.text) for r in (first, again, third)}) == 3  # ...never the same words
-    for reply in (again, third):
-        assert any(f"{tx.lower_first(patient.voice(f))}" in reply.text or patient.voice(f) in reply.text
-                   for f in reply.facts), reply.text
+    for reply in (again, third):  # the fact restated in full (a hedge may add "about"), after an acknowledgement
+        assert all(set(tx.tokens(patient.voice(f))) <= set(tx.tokens(reply.text)) for f in reply.facts), reply.text
+        assert any(w in reply.text.lower() for w in ("said", "told", "before", "again")), reply.text
     # "Don't know" and refusals are not said twice either.
-    replies = _ask(_patient(case, seed=4), ["Any rash?", "Any nosebleeds?", "Any hearing loss?", "Any rash?",
+    replies = _ask(_patient(case, seed=4), ["Any rash?", "Any nosebleeds?", "Any ringing in your ears?", "Any rash?",
                                             "What is my diagnosis?", "What do you think you have?",
                                             "What is my diagnosis?", "What is wrong with me?"])
     assert [r.kind for r in replies] == ["unsure"] * 4 + ["refusal"] * 4
