@@ -22,8 +22,8 @@ rate (answerable questions that get one of their facts; ordinary questions misre
 unanswerable questions answered "don't know", and replies to them with invented clinical terms or
 numbers; verbatim repeats; chart-language phrases; the template-fallback share.
 
-    .venv/bin/python bench/patient_fidelity.py              # about 10 minutes on 2 cores
-    .venv/bin/python bench/patient_fidelity.py --quick      # a smoke run (a minute or two)
+    .venv/bin/python bench/patient_fidelity.py              # about 7 minutes on 2 shared cores (6.8 min measured)
+    .venv/bin/python bench/patient_fidelity.py --quick      # a smoke run (under a minute without a model)
     .venv/bin/python bench/patient_fidelity.py --patient-base-url http://127.0.0.1:9000/v1 \\
         --patient-model Qwen/Qwen2.5-7B-Instruct            # a stronger patient model, named in the output
 """
@@ -50,7 +50,7 @@ from patient_sim import fidelity as fd  # noqa: E402
 from patient_sim import text as tx  # noqa: E402
 from patient_sim.cases import import_agentclinic, project_cases  # noqa: E402
 from patient_sim.doctors import question_sentence, test_name  # noqa: E402
-from patient_sim.facts import Fact, case_facts  # noqa: E402
+from patient_sim.facts import case_facts  # noqa: E402
 from patient_sim.loop import SamplingConfig, new_env, run_consultation  # noqa: E402
 from patient_sim.personas import BIASES, MBTI_TYPES, Persona, sample_persona  # noqa: E402
 from policy.sft_data import ScriptedDoctorClient  # noqa: E402
@@ -369,7 +369,7 @@ def main() -> None:
     parser.add_argument("--patient-model", default="embedded",
                         help="the model voicing the patient (embedded, a checkpoint folder, a served name; none: skip)")
     parser.add_argument("--patient-base-url", default=None, help="an OpenAI-compatible server for --patient-model")
-    parser.add_argument("--model-cases", type=int, default=6, help="project and AgentClinic cases each, model run")
+    parser.add_argument("--model-cases", type=int, default=3, help="project and AgentClinic cases each, model run")
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)

@@ -1,10 +1,10 @@
 """The factual unit: a case split into atomic facts with topics, and lexical (bm25s) fact selection.
 
-Facts are told in a person's words: chart language ("The patient reports", "denies", "No significant
-medical history provided") is rewritten when the facts are made. Only what the patient could know is
-turned into facts: the story, symptoms, history, medicines,
+Only what the patient could know is turned into facts: the story, symptoms, history, medicines,
 allergies, social and family history and review of systems. Examination findings and test results are
-never facts; they come only from the measurement responder when the doctor orders them.
+never facts; they come only from the measurement responder when the doctor orders them. Facts are kept
+in a person's words: chart language ("The patient reports", "denies", "No significant medical history
+provided") is rewritten when the facts are made (``text.plain_speech``).
 """
 
 from __future__ import annotations
