@@ -151,6 +151,29 @@ class LeakChecker:
         return CheckResult(ok=True)
 
 
+def clinical_vocabulary(case: Case) -> frozenset[str]:
+    """The clinical lexicon and every content word of ``case``'s record (less glue words): a word outside
+    it carries no clinical fact of this case."""
+    return _clinical_vocabulary(case.model_dump_json())
+
+
+@lru_cache(maxsize=512)
+def _clinical_vocabulary(case_json: str) -> frozenset[str]:
+    own = tx.tokens(_record_text(Case.model_validate_json(case_json)))
+    words = medical_lexicon() | {t for t in own if not t.isdigit() and len(t) > 2}
+    return frozenset(t for t in words if "'" not in t) - COMMON
+
+
+def _record_text(case: Case) -> str:
+    return " ".join(
+        [case.chief_complaint, case.history_of_present_illness, case.final_diagnosis,
+         *case.primary_symptoms, *case.secondary_symptoms, *case.past_medical_history,
+         *case.social_history, *case.family_history, *case.medications, *case.allergies,
+         *case.review_of_systems, *case.physical_exam, *case.physical_exam.values(),
+         *case.test_results, *case.test_results.values(), *case.diagnosis_synonyms, *case.differential]
+    )
+
+
 @lru_cache(maxsize=1)
 def medical_lexicon() -> frozenset[str]:
     """Clinical vocabulary (every word of the project's cases, less glue words): a reply may use such a
@@ -159,12 +182,5 @@ def medical_lexicon() -> frozenset[str]:
 
     words: set[str] = set()
     for case in project_cases():
-        text = " ".join(
-            [case.chief_complaint, case.history_of_present_illness, case.final_diagnosis,
-             *case.primary_symptoms, *case.secondary_symptoms, *case.past_medical_history,
-             *case.social_history, *case.family_history, *case.medications, *case.allergies,
-             *case.review_of_systems, *case.physical_exam, *case.physical_exam.values(),
-             *case.test_results, *case.test_results.values(), *case.diagnosis_synonyms, *case.differential]
-        )
-        words.update(t for t in tx.tokens(text) if not t.isdigit() and len(t) > 2)
+        words.update(t for t in tx.tokens(_record_text(case)) if not t.isdigit() and len(t) > 2)
     return frozenset(words - COMMON)

@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from patient_sim.measurement import Finding, MeasurementResponder
-from patient_sim.patient import SimulatedPatient
+from patient_sim.patient import PatientReply, SimulatedPatient
 from patient_sim.personas import Persona
 from patient_sim.prompts import DOCTOR_SYSTEM_PROMPT, LEAVING_REPLY
 from verifier.llm import ChatClient
@@ -73,6 +73,7 @@ class ConsultationEnv:
         self._revealed: list[str] = [self.patient.facts[0].text]  # the chief complaint is in the opening
         self._ordered: list[str] = []
         self._findings: list[Finding] = []
+        self._replies: list[PatientReply] = []
         self._context: list[str] = [self._opening]
         self.turns = 0
         self.done = False
@@ -107,6 +108,11 @@ class ConsultationEnv:
     @property
     def findings(self) -> list[Finding]:
         return list(self._findings)
+
+    @property
+    def replies(self) -> list[PatientReply]:
+        """The simulated patient's replies in order (kind, stated facts, fallback), for the fidelity bench."""
+        return list(self._replies)
 
     # ------------------------------------------------------------------ the environment's reply
     async def env_response(self, doctor_text: str) -> EnvStep:
@@ -157,6 +163,7 @@ class ConsultationEnv:
                 doctor_text, revealed=set(self._revealed), context="\n".join(self._context)
             )
             reply = answer.text
+            self._replies.append(answer)
             self.patient_replies += 1
             self.fallbacks += int(answer.fallback)
             self.leaks_caught += answer.leaks_caught

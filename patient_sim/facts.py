@@ -2,7 +2,9 @@
 
 Only what the patient could know is turned into facts: the story, symptoms, history, medicines,
 allergies, social and family history and review of systems. Examination findings and test results are
-never facts; they come only from the measurement responder when the doctor orders them.
+never facts; they come only from the measurement responder when the doctor orders them. Facts are kept
+in a person's words: chart language ("The patient reports", "denies", "No significant medical history
+provided") is rewritten when the facts are made (``text.plain_speech``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import bm25s
 from pydantic import BaseModel
 
 from patient_sim import text as tx
+from patient_sim.checker import medical_lexicon
 from verifier.types import Case
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
@@ -26,7 +29,7 @@ Topic = Literal[
 
 # Words added to a fact's index entry so that generic questions ("any medical problems?") find it.
 _TOPIC_WORDS: dict[str, str] = {
-    "complaint": "problem trouble bring wrong symptom",
+    "complaint": "bring wrong symptom",
     "hpi": "symptom happen feel",
     "symptoms": "symptom feel other",
     "history": "medical history condition illness problem health surgery operation hospital",
@@ -35,8 +38,21 @@ _TOPIC_WORDS: dict[str, str] = {
     "medications": "medication take regular",
     "allergies": "allergy reaction",
     "ros": "other symptom",
-    "demographics": "age old work",
+    "demographics": "",
 }
+# Words a fact's content earns: a fact that dates something answers "when did it start?"; the two
+# demographic facts answer "how old are you?" and "what do you do?", not each other.
+_ONSET_RE = re.compile(
+    r"\b(yesterday|ago|since|overnight|this (morning|evening|afternoon)|last (night|week|month|year)|"
+    r"(\d+|one|two|three|four|five|six|several|few|couple of)[- ](hours?|days?|weeks?|months?|years?)(?![- ]old)|"
+    r"(for|over|past) (a|the past|several|many) (hours?|days?|weeks?|months?|years?))\b",
+    re.IGNORECASE,
+)
+_CONTENT_WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
+    (_ONSET_RE, ("complaint", "hpi", "symptoms"), "start when"),
+    (re.compile(r"\byears old\b"), ("demographics",), "age"),
+    (re.compile(r"^I work as\b"), ("demographics",), "job occupation"),
+)
 _OPEN_QUESTION_RE = re.compile(
     r"\b(what brings|what brought|how can i help|what can i do|tell me (more|about)|go on|anything else|"
     r"what (seems to be|is) the (problem|matter|trouble)|describe|what happened|how are you|explain)\b",
@@ -45,6 +61,12 @@ _OPEN_QUESTION_RE = re.compile(
 _STORY_TOPICS = ("hpi", "symptoms", "complaint")
 # The story answers most questions; a review-of-systems line only when it is clearly what was asked.
 _TOPIC_WEIGHT = {"hpi": 1.2, "ros": 0.8}
+
+
+# Words of a question that say how it is asked, not what about.
+_QUERY_GLUE = frozenset(tx.stem(w) for w in ("notice", "noticed", "feel", "felt", "think", "remember"))
+_GENERIC_QUERY = frozenset(tx.stem(w) for w in ("pain", "problem", "symptom", "medical", "history", "trouble"))
+_GATES: dict[str, Topic] = {"family": "family", "allergy": "allergies", "medication": "medications"}
 
 
 class Fact(BaseModel):
@@ -59,7 +81,7 @@ def case_facts(case: Case) -> list[Fact]:
 
     def add(topic: Topic, items: list[str]) -> None:
         for item in items:
-            item = item.strip().rstrip(".").strip()
+            item = tx.plain_speech(item.strip()).rstrip(".").strip()  # a record's words, not a person's
             if item:
                 facts.append(Fact(id=f"{topic}-{len(facts)}", topic=topic, text=item))
 
@@ -67,10 +89,10 @@ def case_facts(case: Case) -> list[Fact]:
     add("hpi", _sentences(case.history_of_present_illness))
     seen = {f.text.lower() for f in facts}
     add("symptoms", [s for s in case.primary_symptoms + case.secondary_symptoms if s.lower() not in seen])
-    add("history", case.past_medical_history)
+    add("history", [s for item in case.past_medical_history for s in _sentences(item)])
     add("medications", case.medications)
     add("allergies", case.allergies)
-    add("social", case.social_history)
+    add("social", [s for item in case.social_history for s in _sentences(item)])
     add("family", case.family_history)
     add("ros", [s for item in case.review_of_systems for s in _sentences(item)])
     demo = case.demographics
@@ -88,6 +110,11 @@ def _sentences(text: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
+def _content_words(fact: Fact) -> list[str]:
+    return [t for pattern, topics, words in _CONTENT_WORDS if fact.topic in topics and pattern.search(fact.text)
+            for t in tx.tokens(words)]
+
+
 class FactIndex:
     """bm25s over the facts (stemmed + synonym tokens, plus topic words); select() answers one question."""
 
@@ -97,19 +124,33 @@ class FactIndex:
         self.facts = facts
         self.max_facts = max_facts
         self.min_score = min_score
-        corpus = [tx.tokens(f.text) + tx.tokens(_TOPIC_WORDS[f.topic]) for f in facts]
+        corpus = [tx.tokens(f.text) + tx.tokens(_TOPIC_WORDS[f.topic]) + _content_words(f) for f in facts]
         self._retriever = bm25s.BM25()
         self._retriever.index(corpus, show_progress=False)
         self._vocab = {t for doc in corpus for t in doc}
+        self._own = [set(tx.tokens(f.text)) for f in facts]
+        topics = {f.topic for f in facts}
+        self._gates = {token: topic for token, topic in _GATES.items() if topic in topics}
 
     def select(self, question: str, revealed: set[str] | None = None) -> list[Fact]:
         """The facts that answer ``question``; for an open question, the next untold part of the story."""
         revealed = revealed or set()
-        query = [t for t in tx.tokens(question) if t in self._vocab]
+        asked = [t for t in tx.tokens(question) if t not in _QUERY_GLUE]
+        query = [t for t in asked if t in self._vocab]
+        # The question names something clinical that no fact mentions ("any chest pain?" with no chest in the
+        # case): a fact that shares only a generic word with it ("pain") does not answer it.
+        absent = any(t not in self._vocab and t in medical_lexicon() for t in asked)
+        specific = {t for t in query if t not in _GENERIC_QUERY}
+        # A question about the family, allergies or medicines is answered from that topic when it has facts.
+        gate = next((self._gates[t] for t in query if t in self._gates), None)
         scored: list[tuple[float, int]] = []
         if query:
             scores = self._retriever.get_scores(query)
             for i, score in enumerate(scores):
+                if gate is not None and self.facts[i].topic != gate:
+                    continue
+                if absent and gate is None and not specific & self._own[i]:
+                    continue
                 # Prefer what has not been said yet, so follow-up questions move the story on.
                 weight = 0.8 if self.facts[i].text in revealed else 1.0
                 weight *= _TOPIC_WEIGHT.get(self.facts[i].topic, 1.0)

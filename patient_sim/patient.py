@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field
 
 from patient_sim import prompts
 from patient_sim import text as tx
-from patient_sim.checker import LEAK_REASONS, LeakChecker
+from patient_sim.affect import Affect
+from patient_sim.checker import LEAK_REASONS, CheckResult, LeakChecker, clinical_vocabulary
 from patient_sim.facts import Fact, FactIndex, case_facts
 from patient_sim.personas import Persona
 from verifier.llm import ChatClient, LLMError
@@ -45,7 +46,9 @@ _YES_NO_DX_RE = re.compile(r"\b(do|did|could|might|have) (you|i) (have|had|got|b
                            re.IGNORECASE)
 _PAST_VERB_FOLLOWERS = {"", "once", "twice", "up", "a", "an", "several", "two", "three", "on", "after", "in"}
 _PROGRESSIVE = {"feeling", "passing", "getting", "waking", "struggling", "coughing", "going", "having", "losing",
-                "taking", "using", "sleeping", "eating", "drinking"}
+                "taking", "using", "sleeping", "eating", "drinking", "experiencing"}
+# Past verbs that open a sentence about the symptom itself ("Started yesterday"), not about the patient.
+_SUBJECT_VERBS = {"started", "worsened", "improved", "increased", "decreased", "lasted", "resolved", "settled"}
 _VERB_START = {"diagnosed", "treated", "born", "admitted", "operated"}
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 HEARD_MAX_CHARS = 300
@@ -86,6 +89,10 @@ class SimulatedPatient:
         self.checker = LeakChecker(case)
         self.child = case.demographics.age is not None and case.demographics.age < 12
         self._rng = random.Random(seed)
+        vocabulary = clinical_vocabulary(case)
+        self.affect = Affect(persona, self._rng, lambda line: not (set(tx.tokens(line)) & vocabulary
+                                                                    or tx.numbers(line)))
+        self._said: set[str] = set()  # every reply so far, normalised: none is said twice
 
     # ------------------------------------------------------------------ public
     def opening(self) -> str:
@@ -113,6 +120,8 @@ class SimulatedPatient:
         selected = [] if probe else self.index.select(question, revealed)
         if self.persona.language == "A" or self.persona.recall == "low":
             selected = selected[:1]  # a basic speaker or a poor memory tells less, never something else
+        # Asked again about what was already told: acknowledge the earlier answer rather than copy it.
+        repeat = bool(selected) and all(f.text in revealed for f in selected)
         if probe:
             kind: Literal["facts", "unsure", "refusal"] = "refusal"
             tail = prompts.PATIENT_REFUSAL_TAIL
@@ -149,44 +158,49 @@ class SimulatedPatient:
                 draft, allowed=allowed, hidden_facts=hidden, question=question,
                 selected=[f.text for f in selected], kind=kind,
             )
+            if result.ok and _key(draft) in self._said:
+                result = CheckResult(ok=False, reason="repeat", detail="said before in this consultation")
             if result.ok:
+                self._said.add(_key(draft))
                 return PatientReply(text=draft, kind=kind, facts=selected, rejections=rejections)
             logger.debug("draft rejected (%s: %s): %r", result.reason, result.detail, draft)
             rejections.append(result.reason or "rejected")
-        text = self.template(kind, selected, probe)
+        text = self.template(kind, selected, probe, repeat=repeat)
+        self._said.add(_key(text))
         return PatientReply(text=text, kind=kind, facts=selected, fallback=True, rejections=rejections)
 
     # ------------------------------------------------------------------ templates
-    def template(self, kind: str, selected: list[Fact], probe: ProbeKind | None) -> str:
+    def template(self, kind: str, selected: list[Fact], probe: ProbeKind | None, *, repeat: bool = False) -> str:
+        """The grounded reply without a model: the selected facts in the persona's manner (``Affect``), or a
+        "don't know" / refusal this consultation has not heard yet."""
         if kind == "refusal":
-            return prompts.REFUSAL_REPLIES[probe or "diagnosis"]
+            return self.affect.refusal(probe or "diagnosis", self._said)
         if kind == "unsure":
-            return self._rng.choice(prompts.UNSURE_REPLIES)
-        body = " ".join(_sentence(self.voice(f)) for f in selected)
-        persona = self.persona
-        prefix = ""
-        if persona.confusion == "high":
-            prefix = "Um... let me think. "
-        elif persona.recall == "low":
-            prefix = "If I remember right, "
-            body = tx.lower_first(body)
-        suffix = ""
-        if persona.bias and "play" in persona.bias:
-            suffix = " It's probably nothing, though."
-        elif persona.bias and "serious" in persona.bias:
-            suffix = " I'm scared it's something serious."
-        elif persona.extravert and persona.feeling and self._rng.random() < 0.5:
-            suffix = " It's been really getting to me."
-        return f"{prefix}{body}{suffix}"
+            return self.affect.unsure(self._said)
+        sentences = [self.voice(f) for f in selected]
+        text = self.affect.tell(sentences, repeat=repeat)
+        for _ in range(6):  # the manner is drawn at random: draw again rather than say a reply twice
+            if _key(text) not in self._said:
+                return text
+            text = self.affect.tell(sentences, repeat=True)
+        return text if _key(text) not in self._said else f"Again, {tx.lower_first(text)}"
 
     def voice(self, fact: Fact) -> str:
         """One fact in the patient's (or, for a young child, the parent's) first-person voice."""
         text = fact.text.strip().rstrip(".")
         first = text.split(" ", 1)[0].lower()
         negative = first in ("no", "nothing", "none", "not")
+        subject = {"female": "She", "male": "He"}.get(self.case.demographics.sex or "", "My child")
+        if self.child:  # a parent speaks: "the patient" is "my son"
+            child = {"female": "daughter", "male": "son"}.get(self.case.demographics.sex or "", "child")
+            text = re.sub(r"^the patient(?!\w)", f"My {child}", text, flags=re.IGNORECASE)
+            text = re.sub(r"\bthe patient(?!\w)", f"my {child}", text, flags=re.IGNORECASE)
+        else:
+            text = re.sub(r"^(the )?patient's\b", "My", text, flags=re.IGNORECASE)
+            text = re.sub(r"\b(the )?patient's\b", "my", text, flags=re.IGNORECASE)
+            text = re.sub(r"(?<!^)\bthe patient(?!\w)", "me", text, flags=re.IGNORECASE)  # "the age of the patient"
         if self.child and fact.topic not in ("complaint", "symptoms", "medications", "allergies"):
             return text
-        subject = {"female": "She", "male": "He"}.get(self.case.demographics.sex or "", "My child")
         if fact.topic == "complaint":
             if first in ("a", "an"):
                 return f"I've got {tx.lower_first(text)}"
@@ -223,6 +237,13 @@ class SimulatedPatient:
             if negative:
                 return f"{who} {tx.lower_first(text)}"
             return f"Allergies: {text}" if "cause" in text else f"{who} an allergy to {tx.lower_first(text)}"
+        if fact.topic == "hpi" and not self.child:
+            if first in ("a", "an"):
+                return f"I've had {tx.lower_first(text)}"  # "A 1-month history of double vision"
+            if first in _PROGRESSIVE:
+                return f"I've been {tx.lower_first(text)}"
+            if first.endswith("ed") and first not in _SUBJECT_VERBS:
+                return f"I {tx.lower_first(text)}"  # "Noticed the urine looks pink"
         if fact.topic == "history":
             if negative:
                 return text
@@ -259,6 +280,10 @@ def heard_question(text: str) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _key(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
 
 
 def _clean(draft: str) -> str:

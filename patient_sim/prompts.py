@@ -44,16 +44,5 @@ def patient_system(persona: str, tail: str) -> str:
     return PATIENT_SYSTEM_HEAD.format(persona=persona) + tail
 
 
-# Deterministic replies used when the model's drafts fail the checker (or as the refusal fallback).
-UNSURE_REPLIES = (
-    "I'm not sure, I haven't really noticed anything like that.",
-    "Hmm, I can't say I've noticed that.",
-    "I don't really know, sorry.",
-)
-REFUSAL_REPLIES = {
-    "diagnosis": "I don't know what it is, doctor. That's what I'm hoping you can tell me.",
-    "tests": "Nobody has told me any results. You would have to check them.",
-    "meta": "Sorry, I don't follow. I'm just here about what's been bothering me.",
-}
 LEAVING_REPLY = "I don't think this is getting anywhere. I'm going to go home now."
 MEASUREMENT_HEADER = "RESULTS:"

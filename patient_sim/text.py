@@ -180,3 +180,34 @@ def lower_first(text: str) -> str:
     if len(text) > 1 and text[0].isupper() and not text[1].isupper():
         return text[0].lower() + text[1:]
     return text
+
+
+# --------------------------------------------------------------------------- the record's words, a person's words
+_WHO = r"(?:the )?(?:patient|newborn|infant|child|baby|boy|girl)|she|he"
+_CHART_REWRITES = [
+    # "The patient('s mother) reports that ...", "She notes ...", "Reports ...": what follows is the fact itself.
+    (rf"\b(?:(?:the )?patient's (?:mother|father|parents?|husband|wife|partner|daughter|son|roommates?|friends?)|"
+     rf"{_WHO}) (?:also )?(?:reports?|describes|notes|mentions|states|cites|says)(?: that)?\s+", ""),
+    (r"\band (?:reports|notes|mentions|describes)\b", "and has"),
+    (r"^(?:also )?(?:reports|describes|notes|mentions|states)(?: that)?\s+", ""),
+    # "Patient denies (experiencing) any X" -> "No X" (the negation is the fact).
+    (rf"\b(?:{_WHO}) (?:also )?denies (?:experiencing |having )?(?:any )?", "no "),
+    (r"\bdenies (?:experiencing |having )?(?:any )?", "no "),
+    (rf"\b({_WHO}) (?:presents with|complains of)\b", r"\1 has"),
+    (rf"\b({_WHO}) presents (to|at|for)\b", r"\1 came \2"),
+    (r"\bno (other )?significant (?:past |previous )?medical history\b", r"no \1past medical problems"),
+    (r"\b(?:non-?contributory|unremarkable)\b", "nothing unusual"),
+    (r"\s*\b(?:provided|noted|documented)\b", ""),
+]
+_CHART_REWRITES_RE = [(re.compile(p, re.IGNORECASE), r) for p, r in _CHART_REWRITES]
+
+
+def plain_speech(text: str) -> str:
+    """A record's sentence without chart language: "The patient reports a 1-month history of X" ->
+    "A 1-month history of X", "Denies fever" -> "No fever", "No other significant medical history
+    provided" -> "No other past medical problems". Facts, negations and numbers are kept."""
+    text = text.replace("’", "'")
+    for pattern, replacement in _CHART_REWRITES_RE:
+        text = pattern.sub(replacement, text)
+    text = re.sub(r"\s{2,}", " ", text).strip(" ,")
+    return text[:1].upper() + text[1:] if text else text
