@@ -313,16 +313,26 @@ async def run_personas(cases: list[Case], train_seeds: int, test_seeds: int) -> 
             rows.append((seed, c, fd.surface_features(texts), labels, texts))
     train = [r for r in rows if r[0] < train_seeds]
     test = [r for r in rows if r[0] >= train_seeds]
-    accuracy = {}
-    for axis in AXES:
-        model = fd.fit_classifier([r[2] for r in train], [r[3][axis] for r in train])
-        accuracy[axis] = round(fd.balanced_accuracy([r[3][axis] for r in test], model.predict([r[2] for r in test])), 3)
+    columns = [fd.FEATURE_NAMES.index(name) for name in fd.STATISTICS_ONLY]
+
+    def recoverability(pick) -> dict[str, float]:
+        accuracy = {}
+        for axis in AXES:
+            model = fd.fit_classifier([pick(r[2]) for r in train], [r[3][axis] for r in train])
+            predicted = model.predict([pick(r[2]) for r in test])
+            accuracy[axis] = round(fd.balanced_accuracy([r[3][axis] for r in test], predicted), 3)
+        return accuracy
+
+    accuracy = recoverability(lambda features: features)
+    statistics_only = recoverability(lambda features: [features[i] for i in columns])
     distinct = []  # per case and question: distinct replies of the first six held-out personas
     for c, turns in enumerate(scripts):
         six = [r[4] for r in test if r[1] == c][:6]
         distinct.extend(len({fd.normalised(texts[q]) for texts in six}) for q in range(len(turns) + 1))
     return {
         "balanced_accuracy": accuracy, "min_balanced_accuracy": min(accuracy.values()),
+        # without the word-list features: how much of the persona shows in the style alone
+        "balanced_accuracy_statistics_only": statistics_only,
         "train_seeds": train_seeds, "test_seeds": test_seeds, "cases": len(cases), "samples": len(rows),
         "distinct_replies_of_6_personas": round(sum(distinct) / len(distinct), 2),
         "features": list(fd.FEATURE_NAMES),

@@ -49,6 +49,10 @@ FEATURE_NAMES = (
     "sentences_per_reply", "hedge_rate", "hesitation_rate", "emotion_rate", "worry_rate", "minimizing_rate",
     "number_rate", "first_person_rate", "exclamation_rate",
 )
+# The features that count no word list: what is left of the persona when the lexicons (hedges, worry,
+# minimizing, ...) that the affect layer itself writes are taken away.
+STATISTICS_ONLY = ("words_per_sentence", "word_length", "long_word_share", "type_token_ratio", "words_per_reply",
+                   "sentences_per_reply", "number_rate", "first_person_rate", "exclamation_rate")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _WORDS = re.compile(r"[a-z0-9']+")
 
