@@ -221,15 +221,14 @@ def main() -> None:
                 "heldout": evaluate(label, model, "heldout", held, None, out / "runs", args.concurrency),
             }
         figures["eval_seconds"] = round(time.perf_counter() - clock, 1)
+    trained = "sft_grpo" if "sft_grpo" in models else "sft"
+    pairs = [("sft", "base")] + ([("sft_grpo", "base"), ("sft_grpo", "sft")] if "sft_grpo" in models else [])
     for cases_set in ("agentclinic", "heldout"):
         block: dict[str, object] = {"models": {label: summarize(r[cases_set]) for label, r in results.items()}}
-        pairs = [("sft", "base")] + ([("sft_grpo", "base"), ("sft_grpo", "sft")] if "sft_grpo" in models else [])
         block["paired"] = {f"{a}-{b}": paired(results[a][cases_set], results[b][cases_set]) for a, b in pairs}
-        trained = "sft_grpo" if "sft_grpo" in models else "sft"
         block["verdict"] = verdict(block, "base", trained)
         figures[cases_set] = block
     ac = figures["agentclinic"]
-    trained = "sft_grpo" if "sft_grpo" in models else "sft"
     final, gain = ac["models"][trained], ac["paired"][f"{trained}-base"]
     figures["targets"] = {
         "void_turn_share<=0.10": final["void_turn_share"]["mean"] <= 0.10,

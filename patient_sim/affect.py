@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from patient_sim.personas import Persona
-from patient_sim.text import lower_first
+from patient_sim.text import lower_first, reply_key
 
 # Per language level: (opening words of a fact reply, connectors between facts).
 _OPENERS = {
@@ -185,20 +185,16 @@ class Affect:
 
     def _fresh(self, options: list[str], said: set[str], again: str) -> str:
         options = [o for o in options if self.speakable(o)] or options[:1]
-        fresh = [o for o in options if _key(o) not in said] or [again + lower_first(o) for o in options]
+        fresh = [o for o in options if reply_key(o) not in said] or [again + lower_first(o) for o in options]
         line = self.rng.choice(fresh)
         for _ in range(4):  # a hesitation is drawn at random: draw again rather than say a line twice
             candidate = line
             if self.persona.confusion == "high" and self.rng.random() < 0.5:
                 candidate = self.rng.choice(self.hesitations) + lower_first(line)
-            if _key(candidate) not in said:
+            if reply_key(candidate) not in said:
                 return candidate
             line = self.rng.choice(fresh)
         return f"{line} {self.rng.choice(self.drift or ['Sorry.'])}"
-
-
-def _key(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
 
 
 def _capital(text: str) -> str:

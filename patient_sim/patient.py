@@ -158,15 +158,15 @@ class SimulatedPatient:
                 draft, allowed=allowed, hidden_facts=hidden, question=question,
                 selected=[f.text for f in selected], kind=kind,
             )
-            if result.ok and _key(draft) in self._said:
+            if result.ok and tx.reply_key(draft) in self._said:
                 result = CheckResult(ok=False, reason="repeat", detail="said before in this consultation")
             if result.ok:
-                self._said.add(_key(draft))
+                self._said.add(tx.reply_key(draft))
                 return PatientReply(text=draft, kind=kind, facts=selected, rejections=rejections)
             logger.debug("draft rejected (%s: %s): %r", result.reason, result.detail, draft)
             rejections.append(result.reason or "rejected")
         text = self.template(kind, selected, probe, repeat=repeat)
-        self._said.add(_key(text))
+        self._said.add(tx.reply_key(text))
         return PatientReply(text=text, kind=kind, facts=selected, fallback=True, rejections=rejections)
 
     # ------------------------------------------------------------------ templates
@@ -180,10 +180,10 @@ class SimulatedPatient:
         sentences = [self.voice(f) for f in selected]
         text = self.affect.tell(sentences, repeat=repeat)
         for _ in range(6):  # the manner is drawn at random: draw again rather than say a reply twice
-            if _key(text) not in self._said:
+            if tx.reply_key(text) not in self._said:
                 return text
             text = self.affect.tell(sentences, repeat=True)
-        return text if _key(text) not in self._said else f"Again, {tx.lower_first(text)}"
+        return text if tx.reply_key(text) not in self._said else f"Again, {tx.lower_first(text)}"
 
     def voice(self, fact: Fact) -> str:
         """One fact in the patient's (or, for a young child, the parent's) first-person voice."""
@@ -280,10 +280,6 @@ def heard_question(text: str) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "!", "?")) else text + "."
-
-
-def _key(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
 
 
 def _clean(draft: str) -> str:

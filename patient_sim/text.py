@@ -182,6 +182,11 @@ def lower_first(text: str) -> str:
     return text
 
 
+def reply_key(text: str) -> str:
+    """A reply reduced to its lower-case words: two replies with the same key are the same reply said twice."""
+    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
+
+
 # --------------------------------------------------------------------------- the record's words, a person's words
 _WHO = r"(?:the )?(?:patient|newborn|infant|child|baby|boy|girl)|she|he"
 _CHART_REWRITES = [
