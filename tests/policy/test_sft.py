@@ -113,7 +113,7 @@ def test_the_loss_covers_only_the_doctors_tokens(embedded, template, request) ->
 def test_sft_stage_trains_on_the_loops_dialogues_and_reads_them_back(embedded, local_client, tmp_path) -> None:
     config = StageConfig(stage="sft", data={"cases": ["acs-stemi", "migraine"]}, warm_start={"variants": 2},
                          trainer={"max_steps": 2, "per_device_train_batch_size": 2, "learning_rate": 1e-4,
-                                  "save_steps": 1, "disable_tqdm": True})
+                                  "save_steps": 1, "save_total_limit": 1, "disable_tqdm": True})
     out = tmp_path / "sft"
     result = run_stage(config, out, patient=local_client)
     assert result.stage == "sft" and result.global_step == 2
@@ -158,13 +158,15 @@ def test_sft_then_multiturn_chain_hands_the_checkpoint_on(local_client, tmp_path
 
     monkeypatch.setattr(model_mod, "load_model", spy)
     sft = StageConfig(stage="sft", data={"cases": ["acs-stemi"]}, warm_start={"variants": 1},
-                      trainer={"per_device_train_batch_size": 1, "disable_tqdm": True, "save_steps": 100})
+                      trainer={"per_device_train_batch_size": 1, "disable_tqdm": True, "save_steps": 100,
+                               "save_only_model": True})
     multi = StageConfig(
         stage="multiturn", data={"cases": ["acs-stemi"]},
         rollout={"max_turns": 2, "turn_tokens": 12, "max_completion_tokens": 64, "patient_max_tokens": 12,
                  "drop_void": False},
         length_penalty={"threshold": -1.0, "weight": 0.5, "unit": "chars"},
-        trainer={"num_generations": 2, "per_device_train_batch_size": 2, "save_steps": 100, "disable_tqdm": True},
+        trainer={"num_generations": 2, "per_device_train_batch_size": 2, "save_steps": 100, "disable_tqdm": True,
+                 "save_only_model": True},
     )
     from verifier.graders import HybridGrader
 
