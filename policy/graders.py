@@ -22,6 +22,7 @@ from rubric_gen.llm_rubric import LLMRubricGenerator
 from verifier.backends.medical import MedicalBackend
 from verifier.grader_prompts import MEDVERIFIER_BATCH, GraderPrompt, GraderPromptName, grader_prompt
 from verifier.graders import HybridGrader, JudgeCache, JudgeGrader, RuleGrader, grader_for
+from verifier.judge_cache import default_cache_path
 from verifier.llm import ChatClient
 from verifier.protocols import Grader, RubricGenerator
 from verifier.registry import Registry, default_backends
@@ -93,8 +94,11 @@ def make_grader(
 
 
 def build_grader(spec: GraderSpec) -> Grader:
-    """The grader ``spec`` describes, built once per process (its judge's client is shared as well)."""
+    """The grader ``spec`` describes, built once per process and judge-cache file (its judge's client is
+    shared as well; ``$MEDVERIFIER_HOME`` decides the cache file when the grader is built)."""
     key = spec.model_dump_json() + (spec.judge.cache_key() if spec.judge is not None else "")
+    if spec.judge_cache and spec.judge is not None:
+        key += f"|{default_cache_path()}"
     if key not in _graders:
         judge = build_client(spec.judge) if spec.uses_judge and spec.judge is not None else None
         if spec.kind == "judge" and judge is None:

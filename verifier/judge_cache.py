@@ -47,6 +47,7 @@ class JudgeCache:
         self._db.commit()
         self.hits = 0
         self.misses = 0
+        self.write_errors = 0
 
     def get(self, model: str, prompt: str, *, template: str) -> str | None:
         with self._lock:
@@ -60,12 +61,19 @@ class JudgeCache:
         return str(row[0])
 
     def put(self, model: str, prompt: str, reply: str, *, template: str) -> None:
+        """Store a parsed reply. The cache only saves judge calls: a file that can no longer be written
+        (disk full, deleted, read-only) is logged once and the judgement stands."""
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO judge_cache (key, model, reply, created, template) VALUES (?, ?, ?, ?, ?)",
-                (cache_key(model, prompt, template), model, reply, time.time(), template),
-            )
-            self._db.commit()
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO judge_cache (key, model, reply, created, template) VALUES (?, ?, ?, ?, ?)",
+                    (cache_key(model, prompt, template), model, reply, time.time(), template),
+                )
+                self._db.commit()
+            except sqlite3.Error as exc:
+                if not self.write_errors:
+                    logger.warning("judge cache %s not written (%s); judging goes on without it", self.path, exc)
+                self.write_errors += 1
 
     def __len__(self) -> int:
         with self._lock:

@@ -131,6 +131,32 @@ async def test_cache_is_keyed_by_model_and_prompt(tmp_path) -> None:
     assert len(other_model.prompts) == 2
 
 
+async def test_a_cache_that_can_no_longer_be_written_does_not_fail_the_grading(tmp_path) -> None:
+    folder = tmp_path / "home"
+    cache = JudgeCache(folder / "judge.sqlite")
+    import shutil
+
+    shutil.rmtree(folder)  # the file goes away under the open connection: SQLite calls it read-only
+    reply = '{"explanation": "ok", "criteria_met": true}'
+    results = await JudgeGrader(ScriptedJudge([reply, reply]), cache=cache).grade(CONVO, ITEMS)
+    assert [r.met for r in results] == [True, True]
+    assert cache.write_errors == 2
+
+
+def test_graders_are_built_per_judge_cache_file(tmp_path, monkeypatch) -> None:
+    from policy.clients import ClientSpec
+    from policy.graders import GraderSpec, build_grader, judge_of
+
+    spec = GraderSpec(kind="hybrid", judge=ClientSpec(model="py:tests.evaluation.fakes:judge"))
+    monkeypatch.setenv("MEDVERIFIER_HOME", str(tmp_path / "a"))
+    first = build_grader(spec)
+    assert build_grader(spec) is first
+    monkeypatch.setenv("MEDVERIFIER_HOME", str(tmp_path / "b"))
+    second = build_grader(spec)
+    assert second is not first
+    assert judge_of(second).cache.path == str(tmp_path / "b" / "judge_cache.sqlite")
+
+
 async def test_hybrid_uses_rules_where_checked_and_judge_elsewhere() -> None:
     checked = RubricItem(
         criterion="Mentions meningitis", points=3, tags=["axis:accuracy"], check=MentionsAny(terms=["meningitis"])
