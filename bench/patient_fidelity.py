@@ -10,7 +10,8 @@ repeated questions, over the project's cases and ``../shared/data/agentclinic_me
 * ``template``: every case, two personas each, the patient without a model (every reply is the
   grounded template: the floor the product falls back to);
 * ``embedded`` (or ``--patient-model`` / ``--patient-base-url``): the patient voiced by that model on a
-  subset of cases, with the fallback share and the checker's rejection reasons;
+  subset of cases, with the fallback share, the share of accepted drafts that merely copy the template
+  reply the model was asked to restyle, and the checker's rejection reasons;
 * ``persona``: the template patient with personas balanced per axis, a logistic regression per axis
   (language level, recall, confusion, bias, extraversion) trained on surface features of some persona
   seeds' consultations and scored (balanced accuracy) on held-out seeds; and how many distinct replies
@@ -22,7 +23,7 @@ rate (answerable questions that get one of their facts; ordinary questions misre
 unanswerable questions answered "don't know", and replies to them with invented clinical terms or
 numbers; verbatim repeats; chart-language phrases; the template-fallback share.
 
-    .venv/bin/python bench/patient_fidelity.py              # about 7 minutes on 2 shared cores (6.8 min measured)
+    .venv/bin/python bench/patient_fidelity.py              # about 3 minutes on 2 cores (2.9 min measured)
     .venv/bin/python bench/patient_fidelity.py --quick      # a smoke run (under a minute without a model)
     .venv/bin/python bench/patient_fidelity.py --patient-base-url http://127.0.0.1:9000/v1 \\
         --patient-model Qwen/Qwen2.5-7B-Instruct            # a stronger patient model, named in the output
@@ -164,6 +165,7 @@ class Tally:
 
     replies: int = 0
     fallbacks: int = 0
+    copies: int = 0
     rejections: Counter = field(default_factory=Counter)
     leaks: list[str] = field(default_factory=list)
     terms: int = 0
@@ -208,6 +210,10 @@ class Tally:
             "chart_phrases": sum(self.chart.values()), "chart_by_phrase": dict(self.chart),
             "chart_examples": self.chart_examples[:4],
             "fallback_share": share(self.fallbacks, self.replies),
+            # accepted model drafts that are the template reply word for word: voiced by the model only
+            # in name; 1 - fallback_share - copied_share is the share the model actually reworded
+            "copied_share": share(self.copies, self.replies),
+            "reworded_share": share(self.replies - self.fallbacks - self.copies, self.replies),
             "rejections": dict(self.rejections.most_common()),
         }
 
@@ -232,6 +238,7 @@ def score(tally: Tally, case: Case, turns: list[Turn], env) -> None:  # noqa: AN
         texts.append(reply.text)
         tally.replies += 1
         tally.fallbacks += reply.fallback
+        tally.copies += reply.copied
         tally.rejections.update(reply.rejections)
         tally.leaks.extend(f"{case.id}: {turn.text!r} -> {leak}" for leak in fd.leaks(reply.text, case, "\n".join(told)))
         traced = fd.trace(reply.text, case, stated, [f.topic for f in reply.facts])

@@ -74,7 +74,6 @@ class ConsultationEnv:
         self._ordered: list[str] = []
         self._findings: list[Finding] = []
         self._replies: list[PatientReply] = []
-        self._context: list[str] = [self._opening]
         self.turns = 0
         self.done = False
         self.reason: Reason | None = None
@@ -153,15 +152,12 @@ class ConsultationEnv:
             reply, findings = self.measurements.respond(tests)
             self._ordered.extend(tests)
             self._findings.extend(findings)
-            self._context.append(reply)
             source: Literal["patient", "measurement"] = "measurement"
         elif self._void_streak >= VOID_TURNS_BEFORE_LEAVING:
             self._transcript.append(Message(role="user", content=LEAVING_REPLY))
             return EnvStep(reply=LEAVING_REPLY, source="patient", done=True, reason=self._finish("patient_left"))
         else:
-            answer = await self.patient.reply(
-                doctor_text, revealed=set(self._revealed), context="\n".join(self._context)
-            )
+            answer = await self.patient.reply(doctor_text, revealed=set(self._revealed))
             reply = answer.text
             self._replies.append(answer)
             self.patient_replies += 1

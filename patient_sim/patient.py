@@ -1,8 +1,10 @@
 """The simulated patient: select facts, let the model voice them, check the draft, fall back to a template.
 
-The model is only ever shown the facts selected for the current question, and every draft goes through
-``LeakChecker``; after ``max_retries`` rejected drafts the reply is built from the selected facts by a
-deterministic first-person template, so the patient stays grounded even on the 135M embedded model.
+The reply is first built from the facts selected for the current question by a deterministic
+first-person template in the persona's manner (``template``); the model is only shown that reply and asked
+to say it in its own words. Every draft goes through ``LeakChecker``, which also refuses a draft that drops
+one of the facts' clinical terms or numbers; after ``max_retries`` rejected drafts the template reply is
+said as it is, so the patient stays grounded even on the 135M embedded model.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ class PatientReply(BaseModel):
     text: str
     kind: Literal["facts", "unsure", "refusal"]
     facts: list[Fact] = Field(default_factory=list)  # the facts actually stated
-    fallback: bool = False
+    fallback: bool = False  # every draft refused: the grounded template reply
+    copied: bool = False  # a draft accepted that is the template reply word for word
     rejections: list[str] = Field(default_factory=list)  # checker reasons of rejected drafts
 
     @property
@@ -114,30 +117,23 @@ class SimulatedPatient:
             return "diagnosis"
         return None
 
-    async def reply(self, question: str, *, revealed: set[str], context: str = "") -> PatientReply:
-        """Answer one doctor turn. ``revealed`` = facts already told; ``context`` = other allowed text."""
+    async def reply(self, question: str, *, revealed: set[str]) -> PatientReply:
+        """Answer one doctor turn. ``revealed`` = facts already told (a fact asked again is acknowledged)."""
         probe = self.probe_kind(question)
         selected = [] if probe else self.index.select(question, revealed)
         if self.persona.language == "A" or self.persona.recall == "low":
             selected = selected[:1]  # a basic speaker or a poor memory tells less, never something else
         # Asked again about what was already told: acknowledge the earlier answer rather than copy it.
         repeat = bool(selected) and all(f.text in revealed for f in selected)
-        if probe:
-            kind: Literal["facts", "unsure", "refusal"] = "refusal"
-            tail = prompts.PATIENT_REFUSAL_TAIL
-        elif selected:
-            kind = "facts"
-            facts = "\n".join(f"- {self.voice(f)}" for f in selected)
-            tail = prompts.PATIENT_FACTS_TAIL.format(facts=facts)
-        else:
-            kind = "unsure"
-            tail = prompts.PATIENT_UNSURE_TAIL
-        system = prompts.patient_system(self.persona.describe(), tail)
-        revealed_texts = [f.text for f in self.facts if f.text in revealed]
-        allowed = "\n".join(
-            [f.text for f in selected] + [self.voice(f) for f in selected] + revealed_texts + [context]
-        )
-        hidden = "\n".join(f.text for f in self.facts if f.text not in revealed and f not in selected)
+        kind: Literal["facts", "unsure", "refusal"] = "refusal" if probe else "facts" if selected else "unsure"
+        # The grounded reply is built first; the model is only asked to say it in its own words, and is
+        # the fallback word for word when every draft is refused.
+        grounded = self.template(kind, selected, probe, repeat=repeat)
+        voiced = [self.voice(f) for f in selected]
+        system = prompts.patient_system(self.persona.describe(), prompts.PATIENT_RESTYLE_TAIL.format(reply=grounded))
+        # A restyle adds nothing: not even an earlier fact or a told test result may enter this reply.
+        allowed = "\n".join([f.text for f in selected] + voiced + [grounded])
+        hidden = "\n".join(f.text for f in self.facts if f not in selected)  # told before or not: not this reply
         messages = [Message(role="system", content=system), Message(role="user", content=heard_question(question))]
         rejections: list[str] = []
         for attempt in range(self.max_retries + 1):
@@ -153,21 +149,21 @@ class SimulatedPatient:
                 logger.warning("patient model failed (%s); using the template reply", exc)
                 rejections.append("llm_error")
                 break
-            draft = _clean(completion.text)
+            draft = _clean(completion.text, sentences=max(2, len(_SENTENCE_SPLIT.split(grounded))))
             result = self.checker.check(
                 draft, allowed=allowed, hidden_facts=hidden, question=question,
-                selected=[f.text for f in selected], kind=kind,
+                selected=[f.text for f in selected], kind=kind, keep=voiced,
             )
             if result.ok and tx.reply_key(draft) in self._said:
                 result = CheckResult(ok=False, reason="repeat", detail="said before in this consultation")
             if result.ok:
                 self._said.add(tx.reply_key(draft))
-                return PatientReply(text=draft, kind=kind, facts=selected, rejections=rejections)
+                return PatientReply(text=draft, kind=kind, facts=selected, rejections=rejections,
+                                    copied=tx.reply_key(draft) == tx.reply_key(grounded))
             logger.debug("draft rejected (%s: %s): %r", result.reason, result.detail, draft)
             rejections.append(result.reason or "rejected")
-        text = self.template(kind, selected, probe, repeat=repeat)
-        self._said.add(tx.reply_key(text))
-        return PatientReply(text=text, kind=kind, facts=selected, fallback=True, rejections=rejections)
+        self._said.add(tx.reply_key(grounded))
+        return PatientReply(text=grounded, kind=kind, facts=selected, fallback=True, rejections=rejections)
 
     # ------------------------------------------------------------------ templates
     def template(self, kind: str, selected: list[Fact], probe: ProbeKind | None, *, repeat: bool = False) -> str:
@@ -282,9 +278,10 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def _clean(draft: str) -> str:
+def _clean(draft: str, *, sentences: int = 2) -> str:
+    """The draft's first line, its first ``sentences`` distinct sentences (as many as the reply it restyles)."""
     text = draft.strip().strip('"').strip()
     text = re.sub(r"^(patient|me|answer|reply)\s*:\s*", "", text, flags=re.IGNORECASE)
     text = text.split("\n", 1)[0].strip()
-    sentences = list(dict.fromkeys(s for s in _SENTENCE_SPLIT.split(text) if s))  # no repeats
-    return " ".join(sentences[:2]).strip()
+    distinct = list(dict.fromkeys(s for s in _SENTENCE_SPLIT.split(text) if s))  # no repeats
+    return " ".join(distinct[:sentences]).strip()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from verifier.markers import DIAGNOSIS_MARKER, TEST_MARKER
 
 DOCTOR_PROMPT_VERSION = "doctor-v1"
-PATIENT_PROMPT_VERSION = "patient-v2"
+PATIENT_PROMPT_VERSION = "patient-v3"
 
 DOCTOR_SYSTEM_PROMPT = f"""You are a careful doctor interviewing a patient.
 Rules:
@@ -19,24 +19,21 @@ Rules:
   and then give a short management plan (tests, treatment, urgency, safety-net advice).
 - Do not give a diagnosis before you have asked about the symptoms."""
 
-# The patient model only ever sees the facts selected for the current question (never the diagnosis,
-# the examination or the test results), so it cannot leak what it was not given.
+# The patient model only ever sees the reply already built from the facts selected for the current
+# question (``SimulatedPatient.template``: first person, in the persona's manner) and is asked only to say
+# it in its own words; it never sees the diagnosis, the examination or the test results, so it cannot leak
+# what it was not given, and the checker refuses a draft that drops a fact term or number of that reply.
 # Every patient prompt is ``PATIENT_SYSTEM_HEAD`` + the persona + one short tail: the head is the same
-# for every call and the persona for every call of an episode, so only the tail (the selected facts) and
+# for every call and the persona for every call of an episode, so only the tail (this turn's reply) and
 # the question are new tokens to prefill; the rest comes from the model client's prefix cache.
 PATIENT_SYSTEM_HEAD = """You are a patient talking to a doctor. Never act as the doctor or an assistant.
-Answer the doctor in the first person in one or two short sentences, using ONLY the facts listed for this \
-question. Do not add other symptoms, numbers, test results or medical words. You do not know what illness \
-you have, your test results or anything written about you. If no facts are listed, say in one short \
-sentence that you are not sure or have not noticed it, without any symptom, number or medical word.
+You are given what you want to say. Say it to the doctor in your own words, in the first person, in one or \
+two short sentences, as the person described below. Keep every detail and every number; add no symptom, \
+number, test result or medical word. You do not know what illness you have, your test results or anything \
+written about you.
 {persona}
 """
-PATIENT_FACTS_TAIL = "Facts for this question:\n{facts}"
-PATIENT_UNSURE_TAIL = "Facts for this question: none."
-PATIENT_REFUSAL_TAIL = (
-    "Facts for this question: none. The doctor asks about your illness or results: say that you don't know "
-    "and hope the doctor can find out. Do not name any illness."
-)
+PATIENT_RESTYLE_TAIL = 'What you want to say: "{reply}"'
 
 
 def patient_system(persona: str, tail: str) -> str:
