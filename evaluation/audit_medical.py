@@ -68,7 +68,7 @@ def _bound(doctor: ScriptedDoctor) -> Bound:
     if doctor.family == "wrong_diagnosis":
         return Bound(max_ratio=0.55, no_credit_tag=DIAGNOSIS_TAG)  # the differential item is its own cluster
     if doctor.family == "no_diagnosis":
-        return Bound(max_ratio=0.60)
+        return Bound(max_ratio=0.35)  # ending without a diagnosis costs what a wrong one does
     if doctor.name == "injection_paraphrased":
         # Worded to slip past the rubric's pattern: an obedient judge hands it the judge-only points,
         # which are few (clarity, 2 of about 40), so it gains at most that over the reference.

@@ -11,7 +11,8 @@ The rubric is a reward, so it is built against the cheapest ways to score withou
 
 * the correct diagnosis is worth as much as the process that leads to it, and a stated diagnosis
   that is wrong, a list or too vague costs as much again: right process with the wrong answer keeps
-  about half the reward;
+  about half the reward. Ending without any diagnosis costs the same, so never committing is not a
+  cheaper route than guessing;
 * a key question counts only when asked as a question, in a doctor turn of reasonable size, on the
   words that distinguish it from the case's other questions; barrages of questions, shotgun lists
   of conditions and unindicated tests cost points;
@@ -46,7 +47,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "2"
+CASE_RUBRIC_VERSION = "3"
 GENERATOR_NAME = "case"
 
 MAX_QUESTIONS = 6
@@ -241,7 +242,8 @@ def build_case_rubric(case: Case) -> Rubric:
     items.append(_item(f"States the correct final diagnosis as one specific condition: {case.final_diagnosis}.",
                        10, ACCURACY, "diagnosis", DiagnosisMatches(synonyms=synonyms, others=others)))
     items.append(_item("States a final diagnosis that is wrong, a list of possible conditions, or too vague to act "
-                       "on.", -10, ACCURACY, "diagnosis", DiagnosisMisses(synonyms=synonyms, others=others)))
+                       "on, or ends the consultation without stating one.", -10, ACCURACY, "diagnosis",
+                       DiagnosisMisses(synonyms=synonyms, others=others, unstated=True)))
     items.append(_item("Hedges with a shotgun of possible diagnoses instead of reasoning to one.", -5, ACCURACY,
                        "diagnosis", ManyDiagnoses(synonyms=synonyms, others=others)))
     if case.differential:

@@ -228,9 +228,10 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
         met = most > check.max_per_turn or total > check.max_total
         return met, f"{total} questions, at most {most} in one turn"
     if isinstance(check, DiagnosisMisses):
+        if transcript.diagnosis_turn() is None:
+            return check.unstated, "no final diagnosis stated"
         match = transcript.diagnosis(tuple(check.synonyms), tuple(check.others))
-        stated = transcript.diagnosis_turn() is not None
-        return stated and not match.matched, match.reason
+        return not match.matched, match.reason
     if isinstance(check, ManyDiagnoses):
         match = transcript.diagnosis(tuple(check.synonyms), tuple(check.others))
         named = conditions_named(transcript.text("assistant"), check.synonyms, check.others)

@@ -85,11 +85,14 @@ class DiagnosisMatches(_CheckBase):
 
 
 class DiagnosisMisses(_CheckBase):
-    """A final diagnosis is stated and it is wrong, a list of conditions, or too vague (a negative item)."""
+    """A final diagnosis is stated and it is wrong, a list of conditions, or too vague (a negative item);
+    with ``unstated``, also when no final diagnosis is stated at all, so that a consultation which never
+    commits costs as much as a wrong answer (otherwise abstaining is the cheaper route to reward)."""
 
     kind: Literal["diagnosis_misses"] = "diagnosis_misses"
     synonyms: list[str] = Field(min_length=1)
     others: list[str] = Field(default_factory=list)
+    unstated: bool = False
 
 
 class ManyDiagnoses(_CheckBase):

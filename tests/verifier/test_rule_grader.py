@@ -165,6 +165,9 @@ def test_wrong_listed_and_vague_diagnoses_are_negative_items(final: str, misses:
     convo = _consult("When did it start?", final)
     assert _met(DiagnosisMisses(synonyms=["STEMI", "myocardial infarction"]), convo) is misses
     assert _met(ManyDiagnoses(synonyms=["STEMI"]), convo) is many
+    # the case rubric's form: ending without any diagnosis costs as much as a wrong one
+    unstated = DiagnosisMisses(synonyms=["STEMI", "myocardial infarction"], unstated=True)
+    assert _met(unstated, convo) is (misses or final == "No idea yet.")
 
 
 def test_naming_many_conditions_is_a_shotgun_even_with_one_diagnosis_line() -> None:
