@@ -130,6 +130,7 @@ def create_app(
         judge = build_client(judge_spec)
     if rubric_client is None and (rubric_spec := settings.rubric()) is not None:
         rubric_client = build_client(rubric_spec)
+    keys = KeyStore(settings.key_hashes(), settings.labels_by_digest())  # a label naming no key fails here
     admission = Admission(settings.queue_size, settings.retry_after_s)
     metrics = Metrics(admission, client)
 
@@ -139,7 +140,7 @@ def create_app(
         app.state.client = client
         app.state.judge = judge
         app.state.rubric_client = rubric_client
-        app.state.keys = KeyStore(settings.key_hashes(), settings.labels_by_digest())
+        app.state.keys = keys
         app.state.admission = admission
         app.state.metrics = metrics
         app.state.started = int(time.time())

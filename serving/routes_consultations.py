@@ -40,7 +40,7 @@ class ConsultationCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str = Field("", max_length=200)
-    case_id: str | None = Field(None, max_length=200, description="A project case (GET /v1/cases).")
+    case_id: str | None = Field(None, min_length=1, max_length=200, description="A project case (GET /v1/cases).")
     clinician_role: ClinicianRole = Field(
         "patient", description="patient: the agent is the doctor; doctor: you interview the case's simulated patient.")
     persona_seed: int = Field(0, ge=0, le=2**31 - 1, description="The simulated patient's persona (doctor role).")
@@ -77,8 +77,8 @@ async def create_consultation(
 ) -> ConsultationSummary:
     body = body or ConsultationCreate()
     store = _store(request)
-    case = store.cases.get(body.case_id) if body.case_id else None
-    if body.case_id and case is None:
+    case = store.cases.get(body.case_id) if body.case_id is not None else None
+    if body.case_id is not None and case is None:
         raise ApiError(422, f"case_id: unknown case {body.case_id!r} (GET /v1/cases lists them)", param="case_id",
                        code="unknown_case")
     if body.clinician_role == "doctor" and case is None:

@@ -163,11 +163,6 @@ class Settings(BaseSettings):
                 raise ValueError(f"{role}_base_url is set but {role}_model is not: name the model to call there")
         return self
 
-    @model_validator(mode="after")
-    def _labels_name_keys(self) -> Settings:
-        self.labels_by_digest()
-        return self
-
     def _spec(self, model: str, base_url: str | None, api_key: str | None) -> ClientSpec:
         return ClientSpec(model=model, base_url=base_url, api_key=SecretStr(api_key) if api_key else None,
                           device=self.device, dtype=self.dtype, max_batch_size=self.max_batch_size,

@@ -245,3 +245,61 @@ def test_the_clinician_interviews_the_simulated_patient(server: Server) -> None:
         graded = http.get(f"/v1/consultations/{cid}/review").json()["rubric"]
         assert next(c for c in graded["criteria"] if c["criterion"].startswith("States the correct"))["met"] is True
         assert http.put(f"/v1/consultations/{cid}/case", json={"case_id": "acute-appendicitis"}).status_code == 409
+
+
+def test_a_saved_review_survives_sigkill(tmp_path: Path) -> None:
+    """``kill -9`` right after the 200: the review was committed before the answer left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from tests.serving.conftest import free_port
+
+    db, log = tmp_path / "consultations.sqlite", tmp_path / "server.log"
+    env = {**os.environ, "MEDVERIFIER_HOME": str(tmp_path / "home"), "MEDVERIFIER_KEY_LABELS": f"dr-ames={KEY_A}"}
+
+    def start() -> tuple[subprocess.Popen, httpx.Client]:
+        port = free_port()
+        command = [sys.executable, "-m", "serving.cli", "serve", "--model", "py:tests.evaluation.fakes:policy",
+                   "--port", str(port), "--db", str(db), "--api-key", KEY_A, "--log-level", "warning"]
+        with log.open("ab") as out:
+            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+        http = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {KEY_A}"},
+                            timeout=60)
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, log.read_text()
+            try:
+                if http.get("/healthz").status_code == 200:
+                    return process, http
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+
+    process, http = start()
+    try:
+        cid = http.post("/v1/consultations", json={"case_id": CASE}).json()["id"]
+        assert http.post(f"/v1/consultations/{cid}/messages", json={"content": "Chest pain."}).status_code == 200
+        saved = http.put(f"/v1/consultations/{cid}/review", json={
+            "criteria": [{"id": "v2", "verdict": "disagree", "note": "typed just before the crash"}], "rating": 1})
+        assert saved.status_code == 200, saved.text
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    finally:
+        http.close()
+        if process.poll() is None:
+            process.kill()
+    process, http = start()
+    try:
+        review = http.get(f"/v1/consultations/{cid}/review").json()["review"]
+        assert review["reviewer"] == "dr-ames" and review["rating"] == 1
+        assert review["criteria"][0]["note"] == "typed just before the crash"
+    finally:
+        http.close()
+        process.kill()
+        process.wait(timeout=30)
