@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from verifier.healthbench import HealthBenchRecord, ResponseRecord
+from verifier.healthbench import DataFileError, HealthBenchRecord, ResponseRecord
 from verifier.types import Case, Check, ConsultationTask, MedicalVerifyRequest, Message, RubricItem
 
 MAX_POINTS = 100  # HealthBench uses -10..10; the case rubric up to 10; anything beyond 100 is a typo
@@ -275,6 +276,33 @@ def consultation_request(reviewed: ReviewedConsultation) -> MedicalVerifyRequest
         return None
     messages = reviewed.messages[: reviewed.review.rubric.messages] if reviewed.review.rubric else reviewed.messages
     return MedicalVerifyRequest(task=ConsultationTask(case=reviewed.case, rubrics=rubrics), trajectory=messages)
+
+
+class ReviewedRequest(BaseModel):
+    """One line of the consultations export, read back: the verify request and whose review it is."""
+
+    request: MedicalVerifyRequest
+    consultation_id: str
+    reviewer: str
+
+
+def load_reviewed_requests(path: str | Path) -> list[ReviewedRequest]:
+    """The consultations export (``consultations.jsonl``); a bad line is named by file, line and field."""
+    out: list[ReviewedRequest] = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            request = MedicalVerifyRequest.model_validate(data)
+            review = data.get("review") or {}
+        except (ValueError, AttributeError) as exc:
+            raise DataFileError(path, number, "", f"not a reviewed consultation: {str(exc).splitlines()[0]}") from None
+        if not isinstance(request.task, ConsultationTask) or not request.task.rubrics:
+            raise DataFileError(path, number, "task", "expected a consultation task with the clinician's rubrics")
+        out.append(ReviewedRequest(request=request, consultation_id=str(review.get("consultation_id", "")),
+                                   reviewer=str(review.get("reviewer", "unknown"))))
+    return out
 
 
 ExportFormat = Literal["healthbench", "responses", "consultations"]

@@ -62,5 +62,20 @@ def test_export_and_agreement_from_the_database(tmp_path: Path, monkeypatch) -> 
     html = (tmp_path / "runs" / "rv" / "report.html").read_text()
     assert 'id="agreement"' in html and "dr-ames, dr-bell" in html
 
+    # The consultations export drives the consultation eval: each case graded with its clinician's rubric.
+    result = runner.invoke(app, ["eval", "consult", "--cases", str(out / "consultations.jsonl"), "--reviewed",
+                                 "--model", "py:tests.evaluation.fakes:policy", "--patient-model",
+                                 "py:tests.evaluation.fakes:policy", "--grading", "rule", "--max-turns", "2",
+                                 "--runs-dir", str(tmp_path / "runs"), "--run-name", "consult-rv"])
+    assert result.exit_code == 0, result.output
+    from evaluation.store import ResultsStore
+
+    with ResultsStore.for_run(tmp_path / "runs" / "consult-rv") as store:
+        results = store.results()
+    kept = {r.criterion for r in load_healthbench(out / "healthbench.jsonl")[0].rubrics}
+    assert len(results) == 2 and all({c.criterion for c in r.criteria} == kept for r in results)
+    bad = runner.invoke(app, ["eval", "consult", "--cases", str(out / "healthbench.jsonl"), "--reviewed"])
+    assert bad.exit_code == 2 and "healthbench.jsonl:1" in bad.output
+
     missing = runner.invoke(app, ["reviews", "export", "--db", str(tmp_path / "nope.sqlite")])
     assert missing.exit_code == 2 and "no such database" in missing.output
