@@ -62,6 +62,14 @@ def test_export_and_agreement_from_the_database(tmp_path: Path, monkeypatch) -> 
     html = (tmp_path / "runs" / "rv" / "report.html").read_text()
     assert 'id="agreement"' in html and "dr-ames, dr-bell" in html
 
+    # `grade` regrades the reviewed final turns under the clinicians' rubrics.
+    result = runner.invoke(app, ["grade", "--data", str(out / "healthbench.jsonl"), "--responses",
+                                 str(out / "responses.jsonl"), "--grading", "rule"])
+    assert result.exit_code == 0, result.output
+    graded = json.loads(result.output[result.output.index("{"):])
+    # Both kept the two diagnosis items (+10 met, -10 not met) of the final turn, a correct diagnosis: 10/10.
+    assert graded["n_examples"] == 2 and graded["score"] == 1.0 and graded["unscored_items"] == 0
+
     # The consultations export drives the consultation eval: each case graded with its clinician's rubric.
     result = runner.invoke(app, ["eval", "consult", "--cases", str(out / "consultations.jsonl"), "--reviewed",
                                  "--model", "py:tests.evaluation.fakes:policy", "--patient-model",
