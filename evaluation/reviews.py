@@ -149,6 +149,9 @@ class ReviewInput(BaseModel):
     added: list[ClinicianCriterion] = Field(default_factory=list, max_length=MAX_ADDED)
     rating: int | None = Field(None, ge=1, le=5, description="The consultation overall, 1 (poor) to 5 (excellent).")
     comment: str = Field("", max_length=MAX_COMMENT_CHARS)
+    rubric_messages: int | None = Field(
+        None, ge=0, description="The `messages` of the rubric you reviewed: refused (409) when the consultation "
+        "has moved on since, so no mark lands on a verdict you did not see.")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> ReviewInput:

@@ -115,6 +115,12 @@ class ReviewStore:
         await self._conn.commit()
         return graded
 
+    async def forget(self, consultation_id: str) -> None:
+        """Drop a deleted consultation's grading and reviews."""
+        await self._conn.execute("DELETE FROM gradings WHERE consultation_id = ?", (consultation_id,))
+        await self._conn.execute("DELETE FROM reviews WHERE consultation_id = ?", (consultation_id,))
+        await self._conn.commit()
+
     async def get(self, consultation_id: str, reviewer: str) -> Review | None:
         async with self._conn.execute(
             "SELECT review FROM reviews WHERE consultation_id = ? AND reviewer = ?", (consultation_id, reviewer)

@@ -113,6 +113,7 @@ async def delete_consultation(
     await _owner_only(request, tenant, consultation_id)
     if not await _store(request).delete(tenant.id, consultation_id):
         raise not_found(f"consultation {consultation_id!r}")
+    await request.app.state.reviews.forget(consultation_id)
     return Response(status_code=204)
 
 

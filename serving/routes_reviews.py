@@ -22,7 +22,7 @@ from evaluation.agreement import AgreementReport, agreement_report
 from evaluation.reviews import EXPORT_FORMATS, ExportFormat, GradedRubric, Review, ReviewInput, export_lines
 from serving.auth import KeyStore, Tenant, require_tenant
 from serving.reviews import ReviewStore, RubricUnavailable
-from serving.routes_common import ERROR_RESPONSES, ApiError, not_found
+from serving.routes_common import ERROR_RESPONSES, ApiError, not_found, within
 from serving.sessions import ConsultationStore, ConsultationSummary
 from verifier.types import Case
 
@@ -159,9 +159,11 @@ async def _rubric(request: Request, found: ConsultationSummary) -> tuple[GradedR
     state = request.app.state
     backend = state.registry.get("medical")
     try:
-        rubric = await _reviews(request).rubric(
-            found.id, found.case_id, backend.rubric_generator, backend.grader,
-            has_rubric_model=state.rubric_client is not None)
+        # Grading may ask the judge and the rubric model: admitted and timed like any model-backed request.
+        async with state.admission.slot():
+            rubric = await within(_reviews(request).rubric(
+                found.id, found.case_id, backend.rubric_generator, backend.grader,
+                has_rubric_model=state.rubric_client is not None), state.settings.request_timeout_s)
     except RubricUnavailable as exc:
         return None, str(exc)
     return rubric, None
@@ -182,6 +184,10 @@ async def put_review(consultation_id: str, body: ReviewInput, request: Request,
     """Save the caller's whole review of the consultation (replacing their last one)."""
     found = await _readable(request, tenant, consultation_id)
     rubric, _ = await _rubric(request, found)
+    if body.rubric_messages is not None and rubric is not None and body.rubric_messages != rubric.messages:
+        raise ApiError(409, f"the consultation has moved on since you opened the review (graded at "
+                       f"{body.rubric_messages} messages, now {rubric.messages}): reopen it, check the verdicts, "
+                       "save again", code="review_stale", param="rubric_messages")
     try:
         return await _reviews(request).save(found.id, tenant.id, tenant.label, body, rubric)
     except ValueError as exc:

@@ -315,7 +315,8 @@ function reviewBody() {
     criteria.push({ id: c.id, verdict: m.verdict || null, note: m.note || "", points });
   }
   const rating = review.draft.rating ? Number(review.draft.rating) : null;
-  return { criteria, added: review.draft.added, rating, comment: review.draft.comment || "" };
+  return { criteria, added: review.draft.added, rating, comment: review.draft.comment || "",
+    rubric_messages: rubric ? rubric.messages : null };
 }
 
 async function saveReview() {

@@ -174,9 +174,20 @@ def test_only_the_owner_and_named_reviewers_see_a_consultation(server: Server) -
         assert stranger.get("/v1/reviews/agreement").json()["reviews"] == 0
         assert stranger.get("/v1/reviews/export").text == ""
 
+        # The owner goes on with the consultation: a review of the old verdicts is refused, not misfiled.
+        assert owner.post(f"/v1/consultations/{cid}/messages", json={"content": "Thanks."}).status_code == 200
+        stale = bell.put(f"/v1/consultations/{cid}/review", json={**review, "rubric_messages": 4})
+        assert stale.status_code == 409 and stale.json()["error"]["code"] == "review_stale"
+        fresh = bell.get(f"/v1/consultations/{cid}/review").json()["rubric"]["messages"]
+        assert fresh == 6
+        assert bell.put(f"/v1/consultations/{cid}/review", json={**review, "rubric_messages": 6}).status_code == 200
+
         # Unsharing takes it away again.
         assert owner.put(f"/v1/consultations/{cid}/shares", json={"reviewers": []}).status_code == 200
         assert bell.get(f"/v1/consultations/{cid}").status_code == 404
+        # Deleting the consultation deletes its reviews.
+        assert owner.delete(f"/v1/consultations/{cid}").status_code == 204
+        assert owner.get("/v1/reviews/agreement").json()["reviews"] == 0
 
 
 @pytest.mark.parametrize(("body", "status", "words"), [
