@@ -258,7 +258,12 @@ def example_tags(reviewed: ReviewedConsultation) -> list[str]:
     return tags
 
 
-def healthbench_record(reviewed: ReviewedConsultation) -> tuple[HealthBenchRecord, ResponseRecord] | None:
+class HealthBenchExport(BaseModel):
+    record: HealthBenchRecord
+    response: ResponseRecord  # the graded final turn, for ``medverifier grade``
+
+
+def healthbench_record(reviewed: ReviewedConsultation) -> HealthBenchExport | None:
     """The HealthBench record of a review (and the graded final turn), or None when it has no doctor
     turn after an opening or no item about the final turn."""
     messages = reviewed.messages[: reviewed.review.rubric.messages] if reviewed.review.rubric else reviewed.messages
@@ -268,7 +273,8 @@ def healthbench_record(reviewed: ReviewedConsultation) -> tuple[HealthBenchRecor
         return None
     record = HealthBenchRecord(prompt=messages[:last], prompt_id=prompt_id(reviewed), rubrics=rubrics,
                                example_tags=example_tags(reviewed))
-    return record, ResponseRecord(prompt_id=record.prompt_id, response=messages[last].content)
+    return HealthBenchExport(record=record,
+                             response=ResponseRecord(prompt_id=record.prompt_id, response=messages[last].content))
 
 
 def consultation_request(reviewed: ReviewedConsultation) -> MedicalVerifyRequest | None:
@@ -326,7 +332,8 @@ def export_lines(reviewed: list[ReviewedConsultation], fmt: ExportFormat) -> lis
                                   "rating": one.review.rating, "comment": one.review.comment}
                 lines.append(json.dumps(data, ensure_ascii=False))
             continue
-        pair = healthbench_record(one)
-        if pair is not None:
-            lines.append(pair[0 if fmt == "healthbench" else 1].model_dump_json(exclude_none=True))
+        exported = healthbench_record(one)
+        if exported is not None:
+            chosen = exported.record if fmt == "healthbench" else exported.response
+            lines.append(chosen.model_dump_json(exclude_none=True))
     return lines
