@@ -314,3 +314,34 @@ def test_a_saved_review_survives_sigkill(tmp_path: Path) -> None:
         http.close()
         process.kill()
         process.wait(timeout=30)
+
+
+async def test_a_database_from_before_reviews_opens_and_keeps_its_consultations(tmp_path: Path) -> None:
+    import aiosqlite
+
+    from serving.sessions import ConsultationStore
+
+    db = tmp_path / "old.sqlite"
+    async with aiosqlite.connect(db) as conn:
+        await conn.executescript("""
+            CREATE TABLE consultations (id TEXT PRIMARY KEY, tenant TEXT NOT NULL, title TEXT NOT NULL,
+                created_at REAL NOT NULL, updated_at REAL NOT NULL, turns INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO consultations VALUES ('old', 't1', 'before reviews', 1.0, 2.0, 3);""")
+        await conn.commit()
+    store = await ConsultationStore.open(db, None)
+    try:
+        (old,) = await store.list("t1")
+        assert (old.id, old.turns, old.case_id, old.clinician_role, old.access) == ("old", 3, None, "patient", "owner")
+    finally:
+        await store.close()
+
+
+def test_key_labels_from_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("MEDVERIFIER_KEY_LABELS", f'{{"dr-ames": "{KEY_A}", "dr-bell": "{hash_key(KEY_B)}"}}')
+    settings = Settings(api_keys=[KEY_A, KEY_B])
+    assert sorted(settings.labels_by_digest().values()) == ["dr-ames", "dr-bell"]
+    with pytest.raises(ValueError, match="dr-ames label no configured API key"):
+        Settings(api_keys=[KEY_B]).labels_by_digest()
+    monkeypatch.setenv("MEDVERIFIER_KEY_LABELS", "bad label=x")
+    with pytest.raises(ValueError, match="bad label"):
+        Settings()
