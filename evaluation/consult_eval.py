@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from evaluation.progress import tick
 from evaluation.provenance import consult_prompt_versions
 from evaluation.records import ConsultExample, ConsultOutcome, ConsultParams, ExampleResult, RunConfig
+from evaluation.reviews import load_reviewed_requests
 from evaluation.runner import execute_run
 from evaluation.store import new_run_name, runs_root
 from evaluation.summary import RunSummary
@@ -108,8 +109,8 @@ async def evaluate_case(config: RunConfig, example: ConsultExample) -> ExampleRe
         on_message=lambda m: tick(f"{example.example_id} {m.role}"),
     )
     transcript = list(consultation.transcript)
-    rubric = build_case_rubric(case)
-    verified = await grade_conversation(transcript, rubric.items, build_grader(config.grader), case=case)
+    items = example.rubrics or build_case_rubric(case).items
+    verified = await grade_conversation(transcript, items, build_grader(config.grader), case=case)
     scored = score_example(verified.criteria, example_tags=[f"specialty:{case.specialty}"],
                            prompt_id=example.example_id)
     stated = final_diagnosis_match(transcript, case)
@@ -203,6 +204,8 @@ class ConsultEval:
 
     def examples(self) -> list[ConsultExample]:
         assert self.config.consult is not None
+        if self.config.consult.cases_format == "reviews":
+            return self._reviewed_examples()
         cases = load_consult_cases(self.config.consult)
         limit = self.config.limit
         if limit is not None and limit < len(cases):
@@ -213,6 +216,26 @@ class ConsultEval:
             for case in cases
             for k in range(self.config.consult.personas_per_case)
         ]
+
+    def _reviewed_examples(self) -> list[ConsultExample]:
+        """One example per review (and persona) of the clinician reviews' consultations export: the
+        case, graded with the rubric its clinician confirmed and wrote."""
+        params = self.config.consult
+        assert params is not None and params.cases_path is not None
+        reviewed = load_reviewed_requests(params.cases_path)
+        if params.case_ids:
+            reviewed = [r for r in reviewed if r.request.task.case.id in params.case_ids]
+        limit = self.config.limit
+        if limit is not None and limit < len(reviewed):
+            reviewed = random.Random(self.config.seed).sample(reviewed, limit)
+        examples = []
+        for one in reviewed:
+            case = one.request.task.case
+            for k in range(params.personas_per_case):
+                examples.append(ConsultExample(
+                    example_id=f"{case.id}:{one.reviewer}:{one.consultation_id[:8]}#p{k}", case=case,
+                    persona_seed=persona_seed(self.config.seed, case.id, k), rubrics=one.request.task.rubrics))
+        return examples
 
     async def run(self, *, show_progress: bool | None = None) -> RunSummary:
         return await execute_run(self.run_dir, self.config, self.examples(), evaluate=evaluate_case,

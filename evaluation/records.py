@@ -66,7 +66,8 @@ class HealthBenchParams(BaseModel):
 
 class ConsultParams(BaseModel):
     cases_path: str | None = None  # None: the project's own cases
-    cases_format: Literal["project", "agentclinic"] = "project"
+    # "reviews": the consultations export of clinician reviews (each case graded with its clinician's rubric)
+    cases_format: Literal["project", "agentclinic", "reviews"] = "project"
     case_ids: list[str] = Field(default_factory=list)  # empty: all cases
     personas_per_case: int = 1
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)  # the loop's, as training's defaults
@@ -115,6 +116,7 @@ class ConsultExample(BaseModel):
     example_id: str
     case: Case
     persona_seed: int = 0
+    rubrics: list[RubricItem] | None = None  # None: the case-grounded rubric
 
 
 Example = Annotated[HealthBenchExample | ConsultExample, Field(discriminator="kind")]

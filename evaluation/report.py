@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jinja2
 
+from evaluation.agreement import AgreementReport
 from evaluation.audit import AuditReport
 from evaluation.records import ExampleResult
 from evaluation.store import ResultsStore, dump_json, load_config
@@ -21,6 +22,7 @@ from evaluation.summary import RunSummary, summarize
 logger = logging.getLogger(__name__)
 
 WORST_CASES = 5
+AGREEMENT_FILE = "agreement.json"  # written beside a run by ``medverifier reviews agreement --run``
 
 _TEMPLATE = jinja2.Template(
     """<!doctype html>
@@ -59,6 +61,12 @@ th{background:#f3f3f3}.chart{max-width:100%;height:auto;border:1px solid #eee;ma
 <table class="audit"><tr><th>policy</th><th>class</th><th>items</th><th>mean reward</th><th>ratio to reference</th><th>ties</th><th>bound</th><th>verdict</th></tr>
 {% for p in [a.reference] + a.exploits %}<tr><td>{{ p.name }}</td><td>{{ p.family }}</td><td>{{ p.items }}</td><td>{{ fmt(p.mean_reward) }}</td><td>{{ fmt(p.ratio) }}</td><td>{{ p.ties|length }}</td><td>{{ p.bound }}</td><td class="{{ 'met' if p.passed else 'unmet' }}">{{ ("ok" if p.applicable else "n/a") if p.passed else p.failures|join("; ") }}</td></tr>{% endfor %}
 </table>{% for n in a.notes %}<p>{{ n }}</p>{% endfor %}{% endfor %}
+{% if g %}<h2 id="agreement">Clinician agreement ({{ g.reviews }} reviews of {{ g.consultations }} consultations by {{ g.reviewers|join(", ") }})</h2>
+<table class="agreement"><tr><th>comparison</th><th>n</th><th>accuracy</th><th>macro F1</th><th>Cohen's kappa</th></tr>
+{% for name, st in agreement_rows %}<tr><td>{{ name }}</td><td>{{ st.n }}</td>{% for key in ("accuracy", "macro_f1", "kappa") %}<td>{{ fmt(st[key]) }}{% if st[key ~ "_ci"] %} [{{ "%.2f"|format(st[key ~ "_ci"].low) }}, {{ "%.2f"|format(st[key ~ "_ci"].high) }}]{% endif %}</td>{% endfor %}</tr>{% endfor %}
+</table>{% if g.most_disagreed %}<table><tr><th>most disagreed criterion</th><th>disagreements</th><th>grader</th><th>clinicians</th><th>compared</th></tr>
+{% for d in g.most_disagreed %}<tr><td>{{ d.criterion }}</td><td>{{ d.disagreements }}</td><td>{{ d.grader_disagreements }}</td><td>{{ d.clinician_disagreements }}</td><td>{{ d.compared }}</td></tr>{% endfor %}
+</table>{% endif %}{% endif %}
 <h2>Charts</h2>
 {% for name, png in charts %}<figure><img class="chart" id="chart-{{ name }}" alt="{{ name }}" src="data:image/png;base64,{{ png }}"><figcaption>{{ name }}</figcaption></figure>{% endfor %}
 <h2>Worst cases</h2>
@@ -132,9 +140,35 @@ def load_audits(run_dir: Path) -> list[AuditReport]:
     return audits
 
 
-def render_html(summary: RunSummary, results: list[ExampleResult], audits: list[AuditReport] | None = None) -> str:
+def load_agreement(run_dir: Path) -> AgreementReport | None:
+    """The clinician agreement saved beside a run, if any."""
+    path = run_dir / AGREEMENT_FILE
+    if not path.is_file():
+        return None
+    try:
+        return AgreementReport.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError:
+        logger.warning("%s: unreadable agreement report, left out of the HTML report", path)
+        return None
+
+
+def _agreement_rows(report: AgreementReport | None) -> list[tuple[str, dict]]:
+    if report is None:
+        return []
+    rows = [("grader vs clinicians", report.grader)]
+    rows += [(f"axis {axis}", stats) for axis, stats in report.by_axis.items()]
+    rows += [(f"grader {name}", stats) for name, stats in report.by_grader.items()]
+    if report.clinicians is not None:
+        rows.append(("clinician vs clinician", report.clinicians))
+    return [(name, stats.model_dump()) for name, stats in rows]
+
+
+def render_html(summary: RunSummary, results: list[ExampleResult], audits: list[AuditReport] | None = None,
+                agreement: AgreementReport | None = None) -> str:
     worst = sorted(results, key=lambda r: (r.score if r.score is not None else 2.0, r.example_id))[:WORST_CASES]
     return _TEMPLATE.render(
+        g=agreement,
+        agreement_rows=_agreement_rows(agreement),
         audits=audits or [],
         s=summary,
         c=summary.consult,
@@ -163,7 +197,7 @@ def write_report(run_dir: str | Path) -> Path:
                         failed=previous.failed if previous else 0)
     dump_json(run_dir / "summary.json", summary)
     path = run_dir / "report.html"
-    path.write_text(render_html(summary, results, load_audits(run_dir)), encoding="utf-8")
+    path.write_text(render_html(summary, results, load_audits(run_dir), load_agreement(run_dir)), encoding="utf-8")
     return path
 
 

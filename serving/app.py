@@ -3,7 +3,8 @@
 The lifespan builds the services and puts them on ``app.state``: ``settings``, ``client`` (the
 policy, a ``ChatClient``), ``judge`` and ``rubric_client`` (the verifier's own models: None when not
 configured, never the policy unless configured to be the same model), ``keys`` (hashed API keys),
-``admission`` (the bounded queue), ``metrics``, ``consultations`` (the SQLite-backed store) and
+``admission`` (the bounded queue), ``metrics``, ``consultations`` (the SQLite-backed store, with the
+project's cases), ``reviews`` (clinician reviews in the same file) and
 ``registry`` (verifier backends). Every error, from a route, validation or the framework, leaves as
 one ``ErrorBody``.
 """
@@ -23,11 +24,13 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from patient_sim.cases import project_cases
 from policy.clients import build_client
 from policy.graders import build_registry
-from serving import routes_chat, routes_consultations, routes_verify
+from serving import routes_chat, routes_consultations, routes_reviews, routes_verify
 from serving.auth import KeyStore, Tenant, require_tenant
 from serving.metrics import CONTENT_TYPE, Metrics, MetricsMiddleware
+from serving.reviews import ReviewStore
 from serving.routes_common import Admission, ApiError, ErrorBody, ErrorDetail, validation_error
 from serving.sessions import ConsultationStore
 from serving.settings import Settings
@@ -127,6 +130,7 @@ def create_app(
         judge = build_client(judge_spec)
     if rubric_client is None and (rubric_spec := settings.rubric()) is not None:
         rubric_client = build_client(rubric_spec)
+    keys = KeyStore(settings.key_hashes(), settings.labels_by_digest())  # a label naming no key fails here
     admission = Admission(settings.queue_size, settings.retry_after_s)
     metrics = Metrics(admission, client)
 
@@ -136,14 +140,16 @@ def create_app(
         app.state.client = client
         app.state.judge = judge
         app.state.rubric_client = rubric_client
-        app.state.keys = KeyStore(settings.key_hashes())
+        app.state.keys = keys
         app.state.admission = admission
         app.state.metrics = metrics
         app.state.started = int(time.time())
         app.state.registry = registry if registry is not None else build_registry(
             judge, rubric_client=rubric_client, gui_allowed_urls=settings.gui_allowed_urls)
         db_path = settings.resolved_db_path()
-        app.state.consultations = await ConsultationStore.open(db_path, client, history_chars=settings.history_chars)
+        app.state.consultations = await ConsultationStore.open(db_path, client, history_chars=settings.history_chars,
+                                                               cases=project_cases())
+        app.state.reviews = await ReviewStore.open(app.state.consultations)
         if not len(app.state.keys):
             logger.warning("no API keys configured: every request except /healthz will get 401")
         logger.info("serving %s; judge %s; rubric model %s; consultations in %s", client.model,
@@ -190,6 +196,7 @@ def create_app(
         return FileResponse(STATIC_DIR / "index.html")
 
     app.include_router(routes_consultations.router)
+    app.include_router(routes_reviews.router)
     app.include_router(routes_chat.router)
     app.include_router(routes_verify.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

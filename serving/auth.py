@@ -2,7 +2,8 @@
 
 Only digests are kept in memory; a presented key is hashed and compared with every stored digest
 with ``hmac.compare_digest`` (no early exit, so timing does not reveal which digest was close).
-A tenant is identified by a prefix of its key's digest: sessions are owned by that id.
+A tenant is identified by a prefix of its key's digest: sessions are owned by that id. Its label
+(``Settings.key_labels``, else ``key-`` and the id's first 8 digits) is how people name it.
 """
 
 from __future__ import annotations
@@ -24,14 +25,29 @@ _TENANT_CHARS = 16
 @dataclass(frozen=True)
 class Tenant:
     id: str  # the first 16 hex digits of the key's SHA-256
+    label: str = ""
+
+
+def default_label(tenant_id: str) -> str:
+    return f"key-{tenant_id[:8]}"
 
 
 class KeyStore:
-    def __init__(self, digests: list[str]) -> None:
+    def __init__(self, digests: list[str], labels: dict[str, str] | None = None) -> None:
         self._digests = [bytes.fromhex(d) for d in digests]
+        labels = labels or {}
+        self._labels = {d[:_TENANT_CHARS]: labels.get(d, default_label(d)) for d in digests}
+        self._by_label = {label: tenant for tenant, label in self._labels.items()}
 
     def __len__(self) -> int:
         return len(self._digests)
+
+    def label(self, tenant_id: str) -> str:
+        return self._labels.get(tenant_id, default_label(tenant_id))
+
+    def tenant_by_label(self, label: str) -> str | None:
+        """The tenant id of the key labelled ``label`` (None when no configured key has it)."""
+        return self._by_label.get(label)
 
     def authenticate(self, key: str) -> Tenant | None:
         presented = bytes.fromhex(hash_key(key))
@@ -39,7 +55,10 @@ class KeyStore:
         for digest in self._digests:
             if hmac.compare_digest(presented, digest):
                 match = digest
-        return Tenant(id=match.hex()[:_TENANT_CHARS]) if match is not None else None
+        if match is None:
+            return None
+        tenant_id = match.hex()[:_TENANT_CHARS]
+        return Tenant(id=tenant_id, label=self.label(tenant_id))
 
 
 def _unauthorized(message: str) -> ApiError:

@@ -28,6 +28,7 @@ _COMMAND_MODULES = (
     "serving.cli_train",
     "serving.cli_serve",
     "serving.cli_audit",
+    "serving.cli_reviews",
 )
 
 

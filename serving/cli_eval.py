@@ -180,6 +180,8 @@ def _report_agentclinic_import(cases: Path, strict: bool) -> None:
 def consult(
     cases: Path | None = typer.Option(None, help="Case file or folder (default: the project's cases)."),
     agentclinic: bool = typer.Option(False, help="--cases is an AgentClinic (OSCE) JSONL file."),
+    reviewed: bool = typer.Option(False, help="--cases is a clinician reviews export (consultations.jsonl): each "
+                                  "case graded with the rubric its clinician confirmed and wrote."),
     strict: bool = typer.Option(False, help="With --agentclinic: fail on the first record that cannot be a case "
                                 "(default: skip it, and say 'N imported, M skipped')."),
     case: list[str] = typer.Option([], help="Only these case ids (repeatable)."),
@@ -221,12 +223,15 @@ def consult(
         raise _fail(f"{cases}: no such file or folder")
     if executor not in ("local", "ray"):
         raise _fail(f"--executor must be local or ray, got {executor!r}")
+    if reviewed and (cases is None or agentclinic):
+        raise _fail("--reviewed needs --cases FILE (the consultations.jsonl of `medverifier reviews export`)")
     if agentclinic and cases is not None:
         _report_agentclinic_import(cases, strict)
     local = placement(device, dtype)
     chosen = {"max_turns": max_turns, "turn_tokens": doctor_max_tokens, "temperature": temperature}
     params = ConsultParams(
-        cases_path=str(cases) if cases else None, cases_format="agentclinic" if agentclinic else "project",
+        cases_path=str(cases) if cases else None,
+        cases_format="agentclinic" if agentclinic else "reviews" if reviewed else "project",
         case_ids=list(case), personas_per_case=personas,
         sampling=SamplingConfig(**{k: v for k, v in chosen.items() if v is not None}),
         patient=ClientSpec(model=patient_model, base_url=patient_base_url, **local),

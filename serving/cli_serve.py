@@ -66,7 +66,7 @@ def serve(
         typer.echo(f"no API key configured; generated one for this run: {generated}")
     try:
         for spec in (settings.policy(), settings.judge(), settings.rubric()):  # fail fast, before the heavy imports
-            if spec is not None and spec.base_url is None:
+            if spec is not None and spec.kind == "local":  # a plug-in (py:…) client is built, not found
                 resolve_model_path(spec.model)
         import uvicorn
 

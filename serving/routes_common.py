@@ -66,7 +66,7 @@ def validation_error(errors: Sequence[Any], *, prefix: str = "") -> ApiError:
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
-    code: {"model": ErrorBody} for code in (400, 401, 404, 413, 415, 422, 502, 503, 504)
+    code: {"model": ErrorBody} for code in (400, 401, 403, 404, 409, 413, 415, 422, 502, 503, 504)
 }
 
 

@@ -1,6 +1,9 @@
 """Clinician consultations: create, send a message (optionally streamed as SSE), read, list, delete.
 
-A key sees only its own consultations: another key's id answers 404, exactly like an unknown id.
+A key sees only its own consultations and those shared with it for review (read-only: sending to
+or deleting one answers 403); any other key's id answers 404, exactly like an unknown id. A
+consultation may start from a project case (``case_id``), the clinician playing its patient or, with
+``clinician_role: "doctor"``, interviewing its simulated patient.
 Server-sent events of ``POST /v1/consultations/{id}/messages?stream=true``::
 
     event: delta   data: {"text": "..."}          (repeated)
@@ -27,7 +30,7 @@ from serving.routes_common import (
     not_found,
     stream_within,
 )
-from serving.sessions import Consultation, ConsultationStore, ConsultationSummary, Reply
+from serving.sessions import ClinicianRole, Consultation, ConsultationStore, ConsultationSummary, Reply
 from verifier.llm import LLMError
 
 router = APIRouter(prefix="/v1/consultations", tags=["consultations"], responses=ERROR_RESPONSES)
@@ -37,6 +40,10 @@ class ConsultationCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str = Field("", max_length=200)
+    case_id: str | None = Field(None, min_length=1, max_length=200, description="A project case (GET /v1/cases).")
+    clinician_role: ClinicianRole = Field(
+        "patient", description="patient: the agent is the doctor; doctor: you interview the case's simulated patient.")
+    persona_seed: int = Field(0, ge=0, le=2**31 - 1, description="The simulated patient's persona (doctor role).")
 
 
 class MessageCreate(BaseModel):
@@ -55,11 +62,31 @@ def _store(request: Request) -> ConsultationStore:
     return request.app.state.consultations
 
 
+async def _owner_only(request: Request, tenant: Tenant, consultation_id: str) -> None:
+    found = await _store(request).summary(tenant.id, consultation_id, shared=True)
+    if found is None:
+        raise not_found(f"consultation {consultation_id!r}")
+    if found.access != "owner":
+        raise ApiError(403, f"consultation {consultation_id!r} is shared with you read-only: review it, or start "
+                       "your own", type="permission_error", code="read_only")
+
+
 @router.post("", status_code=201, response_model=ConsultationSummary)
 async def create_consultation(
     request: Request, body: ConsultationCreate | None = None, tenant: Tenant = Depends(require_tenant)
 ) -> ConsultationSummary:
-    return await _store(request).create(tenant.id, (body.title if body else "").strip() or "Consultation")
+    body = body or ConsultationCreate()
+    store = _store(request)
+    case = store.cases.get(body.case_id) if body.case_id is not None else None
+    if body.case_id is not None and case is None:
+        raise ApiError(422, f"case_id: unknown case {body.case_id!r} (GET /v1/cases lists them)", param="case_id",
+                       code="unknown_case")
+    if body.clinician_role == "doctor" and case is None:
+        raise ApiError(422, "case_id: interviewing the simulated patient (clinician_role 'doctor') needs a case",
+                       param="case_id")
+    title = body.title.strip() or (case.title or case.id if case else "Consultation")
+    return await store.create(tenant.id, title, case_id=body.case_id, clinician_role=body.clinician_role,
+                              persona_seed=body.persona_seed)
 
 
 @router.get("", response_model=ConsultationList)
@@ -73,7 +100,7 @@ async def list_consultations(
 async def get_consultation(
     consultation_id: str, request: Request, tenant: Tenant = Depends(require_tenant)
 ) -> Consultation:
-    found = await _store(request).get(tenant.id, consultation_id)
+    found = await _store(request).get(tenant.id, consultation_id, shared=True)
     if found is None:
         raise not_found(f"consultation {consultation_id!r}")
     return found
@@ -83,8 +110,10 @@ async def get_consultation(
 async def delete_consultation(
     consultation_id: str, request: Request, tenant: Tenant = Depends(require_tenant)
 ) -> Response:
+    await _owner_only(request, tenant, consultation_id)
     if not await _store(request).delete(tenant.id, consultation_id):
         raise not_found(f"consultation {consultation_id!r}")
+    await request.app.state.reviews.forget(consultation_id)
     return Response(status_code=204)
 
 
@@ -99,8 +128,7 @@ async def send_message(
     state = request.app.state
     settings = state.settings
     store = _store(request)
-    if await store.summary(tenant.id, consultation_id) is None:
-        raise not_found(f"consultation {consultation_id!r}")
+    await _owner_only(request, tenant, consultation_id)
     max_tokens = body.max_tokens or settings.default_max_tokens
     if max_tokens > settings.max_tokens_limit:
         raise ApiError(

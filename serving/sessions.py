@@ -5,7 +5,16 @@ dialogue so far with the agent's system prompt; the clinician's message is the g
 ``durability="sync"`` the input checkpoint (the clinician's message) is committed to the SQLite file
 before the doctor node starts, and the doctor's reply is committed before the call returns, so a
 server killed with SIGKILL loses no acknowledged turn. A small ``consultations`` table in the same file
-records the owner of each thread (so a key lists and sees only its own sessions).
+records the owner of each thread (so a key lists and sees only its own sessions), the case it was
+started from and who plays whom, and a ``shares`` table the reviewer keys the owner shared it with
+(they may read it, never write to it; everyone else still gets "not found").
+
+Who plays whom (``clinician_role``): ``patient`` — the clinician writes as (or about) the patient and
+the agent answers as the doctor, with or without a case; ``doctor`` — the clinician interviews the
+simulated patient of a case (``patient_sim``: fact selection, the leak checker, the measurement
+responder for ``REQUEST TEST:`` lines), the transcript keeping the project's convention that the
+doctor is ``assistant``. The simulated patient's state between turns (the facts told so far) is in
+the graph state, so it survives a restart like the turns.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 import aiosqlite
 from langchain_core.runnables import RunnableConfig
@@ -27,9 +36,13 @@ from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
 from patient_sim import prompts
+from patient_sim.measurement import MeasurementResponder
+from patient_sim.patient import SimulatedPatient
+from patient_sim.personas import sample_persona
 from serving.routes_common import stream_text
 from verifier.llm import ChatClient
-from verifier.types import Message
+from verifier.markers import parse_diagnosis, parse_test_requests
+from verifier.types import Case, Message
 
 logger = logging.getLogger(__name__)
 
@@ -41,8 +54,14 @@ def doctor_system_prompt() -> str:
     return prompts.DOCTOR_SYSTEM_PROMPT
 
 
+ClinicianRole = Literal["patient", "doctor"]
+Access = Literal["owner", "reviewer"]
+CLOSING_REPLY = "Thank you, doctor."  # the simulated patient's answer to a final diagnosis
+
+
 class ConsultationState(TypedDict):
     messages: Annotated[list[dict[str, str]], operator.add]  # plain dicts: {"role", "content"}
+    revealed: NotRequired[list[str]]  # the simulated patient's facts told so far (doctor role only)
 
 
 class ConsultationSummary(BaseModel):
@@ -50,7 +69,10 @@ class ConsultationSummary(BaseModel):
     title: str
     created_at: float
     updated_at: float
-    turns: int  # clinician messages answered by the agent
+    turns: int  # clinician messages answered
+    case_id: str | None = None
+    clinician_role: ClinicianRole = "patient"
+    access: Access = "owner"  # "reviewer": shared with this key read-only
 
 
 class Consultation(ConsultationSummary):
@@ -72,7 +94,17 @@ CREATE TABLE IF NOT EXISTS consultations (
     turns INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS consultations_tenant ON consultations (tenant, updated_at);
+CREATE TABLE IF NOT EXISTS shares (
+    consultation_id TEXT NOT NULL,
+    reviewer TEXT NOT NULL,
+    PRIMARY KEY (consultation_id, reviewer)
+);
+CREATE INDEX IF NOT EXISTS shares_reviewer ON shares (reviewer);
 """
+# Columns added after the first release: an older file gets them on open.
+_ADDED_COLUMNS = {"case_id": "TEXT", "clinician_role": "TEXT NOT NULL DEFAULT 'patient'",
+                  "persona_seed": "INTEGER NOT NULL DEFAULT 0"}
+_COLUMNS = "c.id, c.title, c.created_at, c.updated_at, c.turns, c.case_id, c.clinician_role"
 
 
 def trim_history(messages: list[Message], max_chars: int) -> list[Message]:
@@ -91,26 +123,41 @@ def trim_history(messages: list[Message], max_chars: int) -> list[Message]:
 class ConsultationStore:
     """Create, answer, read, list and delete consultations; one instance per app."""
 
-    def __init__(self, conn: aiosqlite.Connection, client: ChatClient, *, history_chars: int = 6000) -> None:
+    def __init__(self, conn: aiosqlite.Connection, client: ChatClient | None, *, history_chars: int = 6000,
+                 cases: list[Case] | None = None) -> None:
         self._conn = conn
         self._saver = AsyncSqliteSaver(conn)
         self.client = client
         self.history_chars = history_chars
         self.system_prompt = doctor_system_prompt()
+        self.cases = {case.id: case for case in cases or []}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._patients: dict[str, SimulatedPatient] = {}
         builder = StateGraph(ConsultationState)
         builder.add_node("doctor", self._doctor)
-        builder.add_edge(START, "doctor")
+        builder.add_node("patient", self._patient)
+        builder.add_conditional_edges(START, self._route, ["doctor", "patient"])
         builder.add_edge("doctor", END)
+        builder.add_edge("patient", END)
         self.graph = builder.compile(checkpointer=self._saver)
 
+    @property
+    def conn(self) -> aiosqlite.Connection:
+        return self._conn
+
     @classmethod
-    async def open(cls, path: Path, client: ChatClient, **kwargs: int) -> ConsultationStore:
+    async def open(cls, path: Path, client: ChatClient | None, *, history_chars: int = 6000,
+                   cases: list[Case] | None = None) -> ConsultationStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = await aiosqlite.connect(str(path))
-        store = cls(conn, client, **kwargs)
+        store = cls(conn, client, history_chars=history_chars, cases=cases)
         await store._saver.setup()
         await conn.executescript(_SCHEMA)
+        async with conn.execute("PRAGMA table_info(consultations)") as cursor:
+            present = {row[1] for row in await cursor.fetchall()}
+        for column, kind in _ADDED_COLUMNS.items():
+            if column not in present:
+                await conn.execute(f"ALTER TABLE consultations ADD COLUMN {column} {kind}")
         await conn.commit()
         return store
 
@@ -118,6 +165,38 @@ class ConsultationStore:
         await self._conn.close()
 
     # ------------------------------------------------------------------ the graph
+    @staticmethod
+    def _route(_: ConsultationState, config: RunnableConfig) -> str:
+        return "patient" if config.get("configurable", {}).get("clinician_role") == "doctor" else "doctor"
+
+    async def _patient(self, state: ConsultationState, config: RunnableConfig) -> dict[str, object]:
+        """The simulated patient (or the measurement responder) answers the clinician's doctor turn."""
+        options = config.get("configurable", {})
+        consultation_id = options["thread_id"]
+        patient = self._simulated_patient(consultation_id, options["case_id"], int(options.get("persona_seed", 0)))
+        history = [Message.model_validate(m) for m in state["messages"]]
+        doctor_text = history[-1].content
+        revealed = list(state.get("revealed") or [patient.facts[0].text])
+        if parse_diagnosis(doctor_text) is not None:
+            text = CLOSING_REPLY
+        elif tests := parse_test_requests(doctor_text):
+            text, _ = MeasurementResponder(patient.case).respond(tests)
+        else:
+            context = "\n".join(m.content for m in history if m.role == "user")
+            answer = await patient.reply(doctor_text, revealed=set(revealed), context=context)
+            text = answer.text
+            revealed.extend(f.text for f in answer.facts if f.text not in revealed)
+        return {"messages": [{"role": "user", "content": text}], "revealed": revealed}
+
+    def _simulated_patient(self, consultation_id: str, case_id: str, persona_seed: int) -> SimulatedPatient:
+        if consultation_id not in self._patients:
+            if self.client is None:
+                raise RuntimeError("this store was opened without a model: it cannot play the patient")
+            case = self.cases[case_id]
+            self._patients[consultation_id] = SimulatedPatient(
+                case, sample_persona(persona_seed, case), self.client, seed=persona_seed)
+        return self._patients[consultation_id]
+
     async def _doctor(self, state: ConsultationState, config: RunnableConfig) -> dict[str, list[dict[str, str]]]:
         options = config.get("configurable", {})
         history = [Message.model_validate(m) for m in state["messages"]]
@@ -136,45 +215,93 @@ class ConsultationStore:
         return {"messages": [{"role": "assistant", "content": text}]}
 
     # ------------------------------------------------------------------ operations
-    async def create(self, tenant: str, title: str) -> ConsultationSummary:
+    async def create(self, tenant: str, title: str, *, case_id: str | None = None,
+                     clinician_role: ClinicianRole = "patient", persona_seed: int = 0) -> ConsultationSummary:
+        """A new consultation; as the doctor (``clinician_role="doctor"``, a case needed) it opens with the
+        simulated patient's complaint."""
+        if case_id is not None and case_id not in self.cases:
+            raise KeyError(case_id)
+        if clinician_role == "doctor" and case_id is None:
+            raise ValueError("interviewing the simulated patient needs a case")
         now = time.time()
-        summary = ConsultationSummary(id=uuid.uuid4().hex, title=title, created_at=now, updated_at=now, turns=0)
+        summary = ConsultationSummary(id=uuid.uuid4().hex, title=title, created_at=now, updated_at=now, turns=0,
+                                      case_id=case_id, clinician_role=clinician_role)
+        if clinician_role == "doctor":
+            assert case_id is not None
+            patient = self._simulated_patient(summary.id, case_id, persona_seed)
+            await self.graph.aupdate_state(
+                self._config(summary.id),
+                {"messages": [{"role": "user", "content": patient.opening()}], "revealed": [patient.facts[0].text]},
+                as_node="patient",
+            )
         await self._conn.execute(
-            "INSERT INTO consultations (id, tenant, title, created_at, updated_at, turns) VALUES (?, ?, ?, ?, ?, 0)",
-            (summary.id, tenant, title, now, now),
+            "INSERT INTO consultations (id, tenant, title, created_at, updated_at, turns, case_id, clinician_role, "
+            "persona_seed) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
+            (summary.id, tenant, title, now, now, case_id, clinician_role, persona_seed),
         )
         await self._conn.commit()
         return summary
 
-    async def summary(self, tenant: str, consultation_id: str) -> ConsultationSummary | None:
-        """The session if it exists AND belongs to ``tenant`` (others' sessions look absent)."""
+    async def summary(self, tenant: str, consultation_id: str, *, shared: bool = False) -> ConsultationSummary | None:
+        """The session if it exists AND belongs to ``tenant`` (or, with ``shared``, is shared with it);
+        others' sessions look absent."""
         async with self._conn.execute(
-            "SELECT id, title, created_at, updated_at, turns FROM consultations WHERE id = ? AND tenant = ?",
-            (consultation_id, tenant),
+            f"SELECT {_COLUMNS}, c.tenant = ? FROM consultations c WHERE c.id = ? AND (c.tenant = ? OR "
+            "(? AND EXISTS (SELECT 1 FROM shares s WHERE s.consultation_id = c.id AND s.reviewer = ?)))",
+            (tenant, consultation_id, tenant, shared, tenant),
         ) as cursor:
             row = await cursor.fetchone()
-        if row is None:
-            return None
-        return ConsultationSummary(id=row[0], title=row[1], created_at=row[2], updated_at=row[3], turns=row[4])
+        return None if row is None else self._summary(row)
 
     async def list(self, tenant: str, limit: int = 100) -> list[ConsultationSummary]:
+        """The tenant's own consultations and those shared with it, most recent first."""
         async with self._conn.execute(
-            "SELECT id, title, created_at, updated_at, turns FROM consultations WHERE tenant = ? "
-            "ORDER BY updated_at DESC LIMIT ?",
-            (tenant, limit),
+            f"SELECT {_COLUMNS}, c.tenant = ? FROM consultations c WHERE c.tenant = ? OR c.id IN "
+            "(SELECT consultation_id FROM shares WHERE reviewer = ?) ORDER BY c.updated_at DESC LIMIT ?",
+            (tenant, tenant, tenant, limit),
         ) as cursor:
             rows = await cursor.fetchall()
-        return [
-            ConsultationSummary(id=r[0], title=r[1], created_at=r[2], updated_at=r[3], turns=r[4]) for r in rows
-        ]
+        return [self._summary(r) for r in rows]
 
-    async def get(self, tenant: str, consultation_id: str) -> Consultation | None:
-        summary = await self.summary(tenant, consultation_id)
+    @staticmethod
+    def _summary(row: tuple) -> ConsultationSummary:
+        return ConsultationSummary(id=row[0], title=row[1], created_at=row[2], updated_at=row[3], turns=row[4],
+                                   case_id=row[5], clinician_role=row[6] or "patient",
+                                   access="owner" if row[7] else "reviewer")
+
+    async def owner(self, consultation_id: str) -> str | None:
+        async with self._conn.execute("SELECT tenant FROM consultations WHERE id = ?", (consultation_id,)) as cursor:
+            row = await cursor.fetchone()
+        return row[0] if row else None
+
+    async def messages(self, consultation_id: str) -> list[Message]:
+        state = await self.graph.aget_state(self._config(consultation_id))
+        return [Message.model_validate(m) for m in (state.values or {}).get("messages", [])]
+
+    async def get(self, tenant: str, consultation_id: str, *, shared: bool = False) -> Consultation | None:
+        summary = await self.summary(tenant, consultation_id, shared=shared)
         if summary is None:
             return None
-        state = await self.graph.aget_state(self._config(consultation_id))
-        messages = [Message.model_validate(m) for m in (state.values or {}).get("messages", [])]
-        return Consultation(**summary.model_dump(), messages=messages)
+        return Consultation(**summary.model_dump(), messages=await self.messages(consultation_id))
+
+    async def attach_case(self, consultation_id: str, case_id: str) -> None:
+        if case_id not in self.cases:
+            raise KeyError(case_id)
+        await self._conn.execute("UPDATE consultations SET case_id = ? WHERE id = ?", (case_id, consultation_id))
+        await self._conn.commit()
+
+    async def shares(self, consultation_id: str) -> list[str]:
+        async with self._conn.execute(
+            "SELECT reviewer FROM shares WHERE consultation_id = ? ORDER BY reviewer", (consultation_id,)
+        ) as cursor:
+            return [row[0] for row in await cursor.fetchall()]
+
+    async def set_shares(self, consultation_id: str, reviewers: list[str]) -> None:
+        """Replace the consultation's reviewers (tenant ids) in one transaction."""
+        await self._conn.execute("DELETE FROM shares WHERE consultation_id = ?", (consultation_id,))
+        await self._conn.executemany("INSERT OR IGNORE INTO shares (consultation_id, reviewer) VALUES (?, ?)",
+                                     [(consultation_id, r) for r in reviewers])
+        await self._conn.commit()
 
     async def delete(self, tenant: str, consultation_id: str) -> bool:
         if await self.summary(tenant, consultation_id) is None:
@@ -182,8 +309,10 @@ class ConsultationStore:
         async with self._lock(consultation_id):
             await self._saver.adelete_thread(consultation_id)
             await self._conn.execute("DELETE FROM consultations WHERE id = ?", (consultation_id,))
+            await self._conn.execute("DELETE FROM shares WHERE consultation_id = ?", (consultation_id,))
             await self._conn.commit()
         self._locks.pop(consultation_id, None)
+        self._patients.pop(consultation_id, None)
         return True
 
     async def send(
@@ -192,12 +321,20 @@ class ConsultationStore:
         """Persist the clinician's message, then yield the reply's text pieces and finally the ``Reply``.
 
         Turns of one consultation are answered one at a time (a per-session lock), in arrival order.
+        As the doctor, the clinician's message is an ``assistant`` turn and the reply the patient's.
         """
-        config = self._config(consultation_id, max_tokens=max_tokens, temperature=temperature)
+        async with self._conn.execute(
+            "SELECT case_id, clinician_role, persona_seed FROM consultations WHERE id = ?", (consultation_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        case_id, role, persona_seed = row if row else (None, "patient", 0)
+        said, answered = ("assistant", "user") if role == "doctor" else ("user", "assistant")
+        config = self._config(consultation_id, max_tokens=max_tokens, temperature=temperature,
+                              clinician_role=role or "patient", case_id=case_id, persona_seed=persona_seed)
         async with self._lock(consultation_id):
             final: list[dict[str, str]] = []
             async for mode, chunk in self.graph.astream(
-                {"messages": [{"role": "user", "content": content}]},
+                {"messages": [{"role": said, "content": content}]},
                 config,
                 stream_mode=["custom", "values"],
                 durability="sync",
@@ -211,9 +348,9 @@ class ConsultationStore:
                 (time.time(), consultation_id),
             )
             await self._conn.commit()
-        reply = Message.model_validate(final[-1]) if final and final[-1]["role"] == "assistant" else None
+        reply = Message.model_validate(final[-1]) if final and final[-1]["role"] == answered else None
         if reply is None:
-            raise RuntimeError(f"consultation {consultation_id}: the doctor node produced no reply")
+            raise RuntimeError(f"consultation {consultation_id}: the {answered} node produced no reply")
         yield Reply(consultation_id=consultation_id, message=reply)
 
     # ------------------------------------------------------------------ helpers
@@ -221,5 +358,5 @@ class ConsultationStore:
         return self._locks.setdefault(consultation_id, asyncio.Lock())
 
     @staticmethod
-    def _config(consultation_id: str, **options: float) -> RunnableConfig:
+    def _config(consultation_id: str, **options: float | str | None) -> RunnableConfig:
         return {"configurable": {"thread_id": consultation_id, **options}}

@@ -7,13 +7,16 @@ grading uses the rule checks and leaves judge-only items unscored.
 
 API keys come from ``MEDVERIFIER_API_KEYS`` (comma-separated, or a JSON list) or, better, as
 pre-computed SHA-256 hex digests in ``MEDVERIFIER_API_KEY_HASHES`` so that no plain key sits in the
-environment. Plain keys are hashed when the app starts and never kept.
+environment. Plain keys are hashed when the app starts and never kept. ``MEDVERIFIER_KEY_LABELS`` gives
+keys human-readable labels (``{"dr-lee": "<key or its digest>", ...}``, or ``dr-lee=KEY,dr-ng=KEY``): the
+name a clinician shares a consultation with, and the reviewer named in exported reviews.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -31,6 +34,9 @@ def medverifier_home() -> Path:
 def hash_key(key: str) -> str:
     """The SHA-256 hex digest under which an API key is stored and compared."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+_LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
 
 def _split(value: object) -> object:
@@ -85,6 +91,10 @@ class Settings(BaseSettings):
     api_key_hashes: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="SHA-256 hex digests of API keys."
     )
+    key_labels: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict, description="Human-readable labels of API keys: label -> the key or its SHA-256 "
+        "digest (a JSON object, or label=key pairs separated by commas). Unlabelled keys are key-<8 hex digits>.",
+    )
     max_body_bytes: int = Field(256 * 1024, ge=1024, description="Largest accepted request body.")
 
     # --- storage
@@ -105,6 +115,28 @@ class Settings(BaseSettings):
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         return _split(value)
+
+    @field_validator("key_labels", mode="before")
+    @classmethod
+    def _label_pairs(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip().startswith("{"):
+            pairs = [part.partition("=") for part in value.split(",") if part.strip()]
+            return {label.strip(): key.strip() for label, _, key in pairs}
+        if isinstance(value, str):
+            import json
+
+            return json.loads(value)
+        return value
+
+    @field_validator("key_labels")
+    @classmethod
+    def _label_shape(cls, value: dict[str, str]) -> dict[str, str]:
+        for label, key in value.items():
+            if not _LABEL_RE.match(label):
+                raise ValueError(f"key_labels: label {label!r} must be 1-40 letters, digits, '.', '_' or '-'")
+            if not key:
+                raise ValueError(f"key_labels: label {label!r} has no key")
+        return value
 
     @field_validator("api_key_hashes")
     @classmethod
@@ -154,6 +186,19 @@ class Settings(BaseSettings):
 
     def resolved_db_path(self) -> Path:
         return self.db_path or medverifier_home() / "serving" / "consultations.sqlite"
+
+    def labels_by_digest(self) -> dict[str, str]:
+        """Each labelled key's SHA-256 digest -> its label (a value that is a 64-hex digest is taken as one)."""
+        labels: dict[str, str] = {}
+        for label, key in self.key_labels.items():
+            digest = key.lower() if re.fullmatch(r"[0-9a-fA-F]{64}", key) else hash_key(key)
+            if digest in labels:
+                raise ValueError(f"key_labels: {labels[digest]!r} and {label!r} label the same key")
+            labels[digest] = label
+        unknown = sorted(label for digest, label in labels.items() if digest not in set(self.key_hashes()))
+        if unknown:
+            raise ValueError(f"key_labels: {', '.join(unknown)} label no configured API key")
+        return labels
 
     def key_hashes(self) -> list[str]:
         """Every accepted key as a SHA-256 hex digest (plain keys hashed here)."""

@@ -1,0 +1,126 @@
+"""The review in headless Chromium (Debian's, driven by Playwright): from "start a consultation from a case"
+to "my corrections are in an eval file and the agreement table", in the browser alone.
+
+The doctor is scripted (the page and the store are the point, not the model); the server, its SQLite
+file and the browser are real.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from serving.app import create_app
+from tests.serving.conftest import KEY_A, ScriptedClient, run_server
+from tests.serving.test_reviews import CASE, doctor, labelled
+from tests.serving.test_web import browser  # noqa: F401 - the module's Chromium fixture
+from verifier.healthbench import load_healthbench
+
+MY_CRITERION = "Asks whether the patient has taken aspirin already"
+
+
+def send(page, text: str) -> None:
+    before = page.locator("#messages li").count()
+    page.fill("#input", text)
+    page.click("#send")
+    page.wait_for_function(
+        f"!document.getElementById('send').disabled && document.querySelectorAll('#messages li').length >= {before + 2}",
+        timeout=60_000)
+
+
+def test_clinician_reviews_a_case_consultation_in_the_page(tmp_path: Path, browser) -> None:  # noqa: F811
+    settings = labelled(tmp_path)
+    with run_server(create_app(settings, client=ScriptedClient(reply=doctor))) as server:
+        page = browser.new_page(accept_downloads=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url + "/")
+        assert "not medical advice" in page.locator("#notice").inner_text()
+        page.fill("#api-key", KEY_A)
+        page.click("#save-key")
+
+        # Start from a case, playing its patient; the case card tells the clinician what to say.
+        page.wait_for_selector(f"#case-select option[value='{CASE}']", state="attached")
+        page.select_option("#case-select", CASE)
+        page.select_option("#role-select", "patient")
+        page.click("#start-case")
+        page.wait_for_selector("#case-card:not([hidden])")
+        assert "chest" in page.locator("#case-card").inner_text().lower()
+        send(page, "I have crushing chest pain.")
+        send(page, "It started an hour ago and goes to my left arm.")
+        assert page.locator("#messages li.assistant").last.inner_text().startswith("DIAGNOSIS:")
+
+        # Open the review: the grader's verdicts, one per criterion; disagree with one, add one, rate.
+        page.click("#open-review")
+        page.wait_for_selector("#criteria tbody tr")
+        first = page.locator("#criteria tbody tr").first
+        assert first.get_attribute("data-id") == "v1" and first.locator("b").inner_text() == "met"
+        assert "overall" in page.locator("#scores").inner_text()
+        first.locator("select.verdict").select_option("disagree")
+        first.locator("input.note-input").fill("the plan misses the allergy question")
+        first.locator("input.points").fill("7")
+        first.locator("input.points").dispatch_event("change")
+        page.fill("#add-criterion-text", MY_CRITERION)
+        page.fill("#add-points", "3")
+        page.select_option("#add-axis", "completeness")
+        page.select_option("#add-met", "false")
+        page.click("#add-criterion")
+        assert MY_CRITERION in page.locator("#added").inner_text()
+        page.select_option("#rating", "2")
+        page.click("#save-review")
+        page.wait_for_function("document.getElementById('review-status').textContent.startsWith('saved at')")
+
+        # Reload: the saved review comes back from the server.
+        page.reload()
+        page.wait_for_selector("#sessions li")
+        page.locator("#sessions li").first.click()
+        page.wait_for_selector("#messages li.assistant")
+        page.click("#open-review")
+        page.wait_for_selector("#criteria tbody tr")
+        first = page.locator("#criteria tbody tr").first
+        assert first.locator("select.verdict").input_value() == "disagree"
+        assert first.locator("input.note-input").input_value() == "the plan misses the allergy question"
+        assert first.locator("input.points").input_value() == "7"
+        assert MY_CRITERION in page.locator("#added").inner_text()
+        assert page.locator("#rating").input_value() == "2"
+        assert page.locator("#review-status").inner_text() == "saved"
+
+        # An unsaved change survives a reload too (kept in the browser until saved).
+        page.locator("#criteria tbody tr").nth(1).locator("select.verdict").select_option("agree")
+        page.reload()
+        page.wait_for_selector("#sessions li")
+        page.locator("#sessions li").first.click()
+        page.wait_for_selector("#messages li.assistant")
+        page.click("#open-review")
+        page.wait_for_selector("#criteria tbody tr")
+        assert page.locator("#criteria tbody tr").nth(1).locator("select.verdict").input_value() == "agree"
+        assert "unsaved" in page.locator("#review-status").inner_text()
+
+        # The eval file and the agreement table, from the page.
+        with page.expect_download() as download:
+            page.click("#export-healthbench")
+        exported = tmp_path / "exported.jsonl"
+        download.value.save_as(exported)
+        records = load_healthbench(exported)
+        assert len(records) == 1 and records[0].example_tags[0] == "reviewer:dr-ames"
+        assert [r.points for r in records[0].rubrics] == [7, 3]
+        page.click("#show-agreement")
+        page.wait_for_selector("#agreement table")
+        assert "grader vs clinicians" in page.locator("#agreement").inner_text()
+        assert not errors, errors
+
+
+def test_without_a_case_the_page_offers_to_attach_one(tmp_path: Path, browser) -> None:  # noqa: F811
+    with run_server(create_app(labelled(tmp_path), client=ScriptedClient(reply=doctor))) as server:
+        page = browser.new_page()
+        page.goto(server.url + "/")
+        page.fill("#api-key", KEY_A)
+        page.click("#save-key")
+        page.wait_for_selector(f"#case-select option[value='{CASE}']", state="attached")
+        send(page, "Chest pain for an hour, what should I do?")
+        page.click("#open-review")
+        page.wait_for_selector("#no-rubric:not([hidden])")
+        assert "attach a case" in page.locator("#no-rubric-reason").inner_text()
+        page.select_option("#attach-select", CASE)
+        page.click("#attach-case")
+        page.wait_for_selector("#criteria tbody tr")
+        assert page.locator("#no-rubric").is_hidden()
