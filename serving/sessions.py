@@ -182,8 +182,7 @@ class ConsultationStore:
         elif tests := parse_test_requests(doctor_text):
             text, _ = MeasurementResponder(patient.case).respond(tests)
         else:
-            context = "\n".join(m.content for m in history if m.role == "user")
-            answer = await patient.reply(doctor_text, revealed=set(revealed), context=context)
+            answer = await patient.reply(doctor_text, revealed=set(revealed))
             text = answer.text
             revealed.extend(f.text for f in answer.facts if f.text not in revealed)
         return {"messages": [{"role": "user", "content": text}], "revealed": revealed}
