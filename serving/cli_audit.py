@@ -13,15 +13,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from serving.cli_common import fail, run_dir_or_fail
+
 if TYPE_CHECKING:
     from verifier.llm import ChatClient
 
 DOMAINS = ("medical", "code", "search", "gui")
 
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code=2)
 
 
 def _medical_cases(cases: Path | None, agentclinic: bool, strict: bool = False) -> tuple[list, str]:
@@ -29,7 +27,7 @@ def _medical_cases(cases: Path | None, agentclinic: bool, strict: bool = False) 
 
     if cases is None:
         if agentclinic:
-            raise _fail("--agentclinic needs --cases FILE (an AgentClinic JSONL)")
+            raise fail("--agentclinic needs --cases FILE (an AgentClinic JSONL)")
         return project_cases(), "project cases"
     try:
         if agentclinic:
@@ -43,9 +41,9 @@ def _medical_cases(cases: Path | None, agentclinic: bool, strict: bool = False) 
         else:
             loaded = load_cases(cases)
     except CaseFormatError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     if not loaded:
-        raise _fail(f"{cases}: no cases in the file")
+        raise fail(f"{cases}: no cases in the file")
     return loaded, str(cases)
 
 
@@ -105,19 +103,12 @@ def audit(
 ) -> None:
     """Try to score without the skill: scripted exploits against a domain's verifier, beside a reference."""
     if domain not in DOMAINS:
-        raise _fail(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
+        raise fail(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
     if domain != "medical" and (cases is not None or agentclinic or strict or judge or judge_base_url):
-        raise _fail("--cases, --agentclinic, --strict and --judge apply to --domain medical only (use --tasks)")
+        raise fail("--cases, --agentclinic, --strict and --judge apply to --domain medical only (use --tasks)")
     if tasks is not None and not tasks.is_file():
-        raise _fail(f"{tasks}: no such file")
-    run_dir = None
-    if run is not None:
-        from evaluation.store import resolve_run_dir
-
-        try:
-            run_dir = resolve_run_dir(run, runs_dir)
-        except (FileNotFoundError, ValueError) as exc:
-            raise _fail(str(exc)) from exc
+        raise fail(f"{tasks}: no such file")
+    run_dir = None if run is None else run_dir_or_fail(run, runs_dir)
     client = None
     if judge or judge_base_url:
         from policy.clients import ClientSpec, build_client
@@ -128,7 +119,7 @@ def audit(
     try:
         report = asyncio.run(_run(domain, cases, agentclinic, tasks, client, show=not as_json, strict=strict))
     except RecordError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     text = report.model_dump_json(indent=2)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

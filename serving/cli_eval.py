@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from serving.cli_common import fail
 from serving.cli_model import DEVICE_HELP, DTYPE_HELP, placement
 
 if TYPE_CHECKING:
@@ -24,10 +25,6 @@ eval_app = typer.Typer(help="Offline evaluations (HealthBench-style rubrics, Age
 
 _POLICY_HELP = "`embedded`, a checkpoint folder, a served model name (with --base-url) or py:module:factory."
 
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
 
 
 def _bad_input_errors() -> tuple[type[BaseException], ...]:
@@ -44,9 +41,9 @@ def _grader(grading: str, judge: str | None, judge_base_url: str | None, batched
     from policy.graders import GRADING_KINDS, GraderSpec
 
     if grading not in GRADING_KINDS:
-        raise _fail(f"--grading must be rule, judge or hybrid, got {grading!r}")
+        raise fail(f"--grading must be rule, judge or hybrid, got {grading!r}")
     if grading == "judge" and not judge:
-        raise _fail("--grading judge needs --judge MODEL")
+        raise fail("--grading judge needs --judge MODEL")
     spec = ClientSpec(model=judge, base_url=judge_base_url, **local) if judge else None
     return GraderSpec(kind=grading, judge=spec, batched=batched, judge_cache=cache)  # type: ignore[arg-type]
 
@@ -59,7 +56,7 @@ def _finish(evaluation: HealthBenchEval | ConsultEval) -> None:
     try:
         summary = asyncio.run(evaluation.run())
     except _bad_input_errors() as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     console = Console()
     console.print(summary_table(summary))
     console.print(f"run:     {evaluation.config.name}  (resume with --resume {evaluation.config.name})")
@@ -77,9 +74,9 @@ def _resume(run: str, runs_dir: str | None, kind: str) -> HealthBenchEval | Cons
         run_dir = resolve_run_dir(run, runs_dir)
         config = load_config(run_dir)
     except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     if config.kind != kind:
-        raise _fail(f"run {run!r} is a {config.kind} run; resume it with `medverifier eval {config.kind}`")
+        raise fail(f"run {run!r} is a {config.kind} run; resume it with `medverifier eval {config.kind}`")
     if kind == "healthbench":
         from evaluation.healthbench_eval import HealthBenchEval
 
@@ -128,15 +125,15 @@ def healthbench(
         _finish(_resume(resume, runs_dir, "healthbench"))
         return
     if data is None:
-        raise _fail("give a HealthBench JSONL file (or --resume RUN)")
+        raise fail("give a HealthBench JSONL file (or --resume RUN)")
     if not data.is_file():
-        raise _fail(f"{data}: no such file")
+        raise fail(f"{data}: no such file")
     if executor not in ("local", "ray"):
-        raise _fail(f"--executor must be local or ray, got {executor!r}")
+        raise fail(f"--executor must be local or ray, got {executor!r}")
     if grader_prompt not in GRADER_PROMPT_NAMES:
-        raise _fail(f"--grader-prompt must be one of {', '.join(GRADER_PROMPT_NAMES)}, got {grader_prompt!r}")
+        raise fail(f"--grader-prompt must be one of {', '.join(GRADER_PROMPT_NAMES)}, got {grader_prompt!r}")
     if judge_base_url and not judge:
-        raise _fail("--judge-base-url needs --judge MODEL (the name the server serves)")
+        raise fail("--judge-base-url needs --judge MODEL (the name the server serves)")
     local = placement(device, dtype)
     grader = _grader(grading, judge, judge_base_url, batched, judge_cache, local).model_copy(
         update={"prompt": grader_prompt})
@@ -152,10 +149,10 @@ def healthbench(
     try:
         evaluation.preflight()  # the file, gradability and the judge's template, before anything is sampled
     except GraderTemplateUnavailable as exc:
-        raise _fail(f"{exc}; or pass --grader-prompt medverifier to grade with the project's prompt "
+        raise fail(f"{exc}; or pass --grader-prompt medverifier to grade with the project's prompt "
                     "(recorded as such; not comparable with published HealthBench numbers)") from exc
     except _bad_input_errors() as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     _finish(evaluation)
 
 
@@ -166,14 +163,14 @@ def _report_agentclinic_import(cases: Path, strict: bool) -> None:
     try:
         imported = read_agentclinic(cases, strict=strict)
     except _bad_input_errors() as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     typer.echo(f"{cases}: {imported.summary()}", err=True)
     for skipped in imported.skipped[:20]:
         typer.echo(f"skipped: {skipped}", err=True)
     if len(imported.skipped) > 20:
         typer.echo(f"skipped: ... and {len(imported.skipped) - 20} more", err=True)
     if not imported.cases:
-        raise _fail(f"{cases}: no record could be imported as a case")
+        raise fail(f"{cases}: no record could be imported as a case")
 
 
 @eval_app.command("consult")
@@ -220,11 +217,11 @@ def consult(
         _finish(_resume(resume, runs_dir, "consult"))
         return
     if cases is not None and not cases.exists():
-        raise _fail(f"{cases}: no such file or folder")
+        raise fail(f"{cases}: no such file or folder")
     if executor not in ("local", "ray"):
-        raise _fail(f"--executor must be local or ray, got {executor!r}")
+        raise fail(f"--executor must be local or ray, got {executor!r}")
     if reviewed and (cases is None or agentclinic):
-        raise _fail("--reviewed needs --cases FILE (the consultations.jsonl of `medverifier reviews export`)")
+        raise fail("--reviewed needs --cases FILE (the consultations.jsonl of `medverifier reviews export`)")
     if agentclinic and cases is not None:
         _report_agentclinic_import(cases, strict)
     local = placement(device, dtype)
@@ -245,7 +242,7 @@ def consult(
     try:
         evaluation.examples()
     except _bad_input_errors() as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     _finish(evaluation)
 
 
@@ -260,7 +257,7 @@ def report(
     try:
         path = write_report(resolve_run_dir(run, runs_dir))
     except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     typer.echo(f"report:  {path}")
     typer.echo(f"summary: {path.with_name('summary.json')}")
 
@@ -288,7 +285,7 @@ def demo(
     try:
         summary, report_path = asyncio.run(run_demo(options, runs_dir=runs_dir))
     except _bad_input_errors() as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     console.print(summary_table(summary))
     console.print(f"report:  {report_path}")
     console.print(f"summary: {report_path.with_name('summary.json')}")

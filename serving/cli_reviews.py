@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from serving.cli_common import fail, run_dir_or_fail
+
 if TYPE_CHECKING:
     from evaluation.agreement import AgreementReport, AgreementStats
     from evaluation.reviews import ReviewedConsultation
@@ -22,10 +24,6 @@ reviews_app = typer.Typer(help="Clinicians' reviews of served consultations: eva
 DB_HELP = "The server's SQLite file (default: the server's, under MEDVERIFIER_HOME)."
 REVIEWER_HELP = "Only this reviewer's reviews (a key label); repeat for several."
 
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code=2)
 
 
 async def _load(db: Path, reviewers: list[str]) -> list[ReviewedConsultation]:
@@ -47,7 +45,7 @@ def _db(db: Path | None) -> Path:
 
     path = db or Settings().resolved_db_path()
     if not path.is_file():
-        raise _fail(f"{path}: no such database (give the server's file with --db)")
+        raise fail(f"{path}: no such database (give the server's file with --db)")
     return path
 
 
@@ -115,14 +113,7 @@ def agreement(
 
     from evaluation.agreement import agreement_report
 
-    run_dir = None
-    if run is not None:
-        from evaluation.store import resolve_run_dir
-
-        try:
-            run_dir = resolve_run_dir(run, runs_dir)
-        except (FileNotFoundError, ValueError) as exc:
-            raise _fail(str(exc)) from exc
+    run_dir = None if run is None else run_dir_or_fail(run, runs_dir)
     report = agreement_report([r.review for r in asyncio.run(_load(_db(db), reviewer))])
     if as_json:
         typer.echo(report.model_dump_json(indent=2))

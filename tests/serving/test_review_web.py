@@ -27,6 +27,16 @@ def send(page, text: str) -> None:
         timeout=60_000)
 
 
+def reopen_review(page) -> None:
+    """Reload the page, open the latest consultation and its review."""
+    page.reload()
+    page.wait_for_selector("#sessions li")
+    page.locator("#sessions li").first.click()
+    page.wait_for_selector("#messages li.assistant")
+    page.click("#open-review")
+    page.wait_for_selector("#criteria tbody tr")
+
+
 def test_clinician_reviews_a_case_consultation_in_the_page(tmp_path: Path, browser) -> None:  # noqa: F811
     settings = labelled(tmp_path)
     with run_server(create_app(settings, client=ScriptedClient(reply=doctor))) as server:
@@ -70,12 +80,7 @@ def test_clinician_reviews_a_case_consultation_in_the_page(tmp_path: Path, brows
         page.wait_for_function("document.getElementById('review-status').textContent.startsWith('saved at')")
 
         # Reload: the saved review comes back from the server.
-        page.reload()
-        page.wait_for_selector("#sessions li")
-        page.locator("#sessions li").first.click()
-        page.wait_for_selector("#messages li.assistant")
-        page.click("#open-review")
-        page.wait_for_selector("#criteria tbody tr")
+        reopen_review(page)
         first = page.locator("#criteria tbody tr").first
         assert first.locator("select.verdict").input_value() == "disagree"
         assert first.locator("input.note-input").input_value() == "the plan misses the allergy question"
@@ -86,12 +91,7 @@ def test_clinician_reviews_a_case_consultation_in_the_page(tmp_path: Path, brows
 
         # An unsaved change survives a reload too (kept in the browser until saved).
         page.locator("#criteria tbody tr").nth(1).locator("select.verdict").select_option("agree")
-        page.reload()
-        page.wait_for_selector("#sessions li")
-        page.locator("#sessions li").first.click()
-        page.wait_for_selector("#messages li.assistant")
-        page.click("#open-review")
-        page.wait_for_selector("#criteria tbody tr")
+        reopen_review(page)
         assert page.locator("#criteria tbody tr").nth(1).locator("select.verdict").input_value() == "agree"
         assert "unsaved" in page.locator("#review-status").inner_text()
 
