@@ -9,6 +9,12 @@
 For each: whether every bound held, the reference's mean reward, every exploit's ratio to it (``None``
 where an exploit does not apply), the breaches, and the wall time.
 
+Beside the medical precision figures, the recall figures (``evaluation/audit_recall.py``) of the natural
+consultations in ``data/natural/`` (``medical_project_recall``, ``medical_agentclinic_recall``), per split
+(``tune``, ``heldout``): per register (and ``all``) the ratio to the reference, the lowest case ratio,
+item recall, false penalties and unscored consultations; the share of cases whose quality ladder is
+ordered, and the cases where it is not. Reported, not gated (``all_passed`` is precision's).
+
     .venv/bin/python bench/audit.py                 # everything (about 2-3 minutes here)
     .venv/bin/python bench/audit.py --skip gui      # without the browser
 """
@@ -42,6 +48,40 @@ def _figures(report, seconds: float) -> dict:  # noqa: ANN001 - bench script
     }
 
 
+def _recall_figures(report, seconds: float) -> dict:  # noqa: ANN001 - bench script
+    out: dict = {"source": report.source, "cases": report.cases, "consultations": report.consultations}
+    for ladder in report.ladder:
+        registers = {}
+        for f in report.figures:
+            if f.split != ladder.split:
+                continue
+            entry = {"ratio": f.ratio, "min_case_ratio": f.min_case_ratio, "min_case": f.min_case,
+                     "item_recall": f.item_recall, "false_penalties": f.false_penalties, "unscored": f.unscored}
+            if f.false_penalty_criteria:
+                entry["false_penalty_criteria"] = f.false_penalty_criteria
+            registers[f.register_] = entry
+        out[ladder.split] = {"cases": ladder.cases, "registers": registers, "ladder_ordered": ladder.share,
+                             "ladder_not_ordered": ladder.not_ordered}
+    out["seconds"] = round(seconds, 1)
+    return out
+
+
+async def _recall(cases, precision, name: str) -> dict:  # noqa: ANN001 - bench script
+    from evaluation.audit_recall import NaturalFormatError, load_natural, recall_audit
+    from verifier.data import data_dir
+
+    path = data_dir() / "natural" / f"{name}.yaml"
+    if not path.is_file():
+        return {"skipped": f"{path} not present"}
+    started = time.perf_counter()
+    try:
+        natural = load_natural(path, {c.id for c in cases})
+    except NaturalFormatError as exc:
+        return {"error": str(exc)}
+    report = await recall_audit(cases, natural, case_set=name, precision=precision)
+    return _recall_figures(report, time.perf_counter() - started)
+
+
 async def _suites(skip: set[str]) -> dict:
     from evaluation.audit import run_audit
     from evaluation.audit_code import code_suite
@@ -53,16 +93,23 @@ async def _suites(skip: set[str]) -> dict:
 
     out: dict = {}
 
-    async def timed(name: str, suite) -> None:  # noqa: ANN001
+    async def timed(name: str, suite):  # noqa: ANN001, ANN202
         started = time.perf_counter()
-        out[name] = _figures(await run_audit(suite), time.perf_counter() - started)
+        report = await run_audit(suite)
+        out[name] = _figures(report, time.perf_counter() - started)
+        return report
 
     if "medical" not in skip:
-        await timed("medical_project", medical_suite(project_cases()))
+        cases = project_cases()
+        precision = await timed("medical_project", medical_suite(cases))
+        out["medical_project_recall"] = await _recall(cases, precision, "project")
         if AGENTCLINIC.is_file():
-            await timed("medical_agentclinic", medical_suite(import_agentclinic(AGENTCLINIC), source="agentclinic"))
+            imported = import_agentclinic(AGENTCLINIC)
+            precision = await timed("medical_agentclinic", medical_suite(imported, source="agentclinic"))
+            out["medical_agentclinic_recall"] = await _recall(imported, precision, "agentclinic")
         else:
             out["medical_agentclinic"] = {"skipped": f"{AGENTCLINIC} not present"}
+            out["medical_agentclinic_recall"] = {"skipped": f"{AGENTCLINIC} not present"}
     if "code" not in skip:
         await timed("code", code_suite())
     if "search" not in skip:

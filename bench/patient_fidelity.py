@@ -15,7 +15,15 @@ repeated questions, over the project's cases and ``../shared/data/agentclinic_me
 * ``persona``: the template patient with personas balanced per axis, a logistic regression per axis
   (language level, recall, confusion, bias, extraversion) trained on surface features of some persona
   seeds' consultations and scored (balanced accuracy) on held-out seeds; and how many distinct replies
-  six personas give to the same question.
+  six personas give to the same question;
+* ``natural``: the template patient asked the history questions of the natural reference consultations
+  (``data/natural/project.yaml``, ``data/natural/agentclinic.yaml``; every doctor turn before the DIAGNOSIS
+  turn that is not an order turn), one question sentence at a time (``verifier.rule_grader.questions``) and
+  as whole turns, in the consultation's order, beside the same cases' own wording (the key questions as the
+  scripted reference asks them, ``patient_sim.doctors``): per case set and per register, the share of
+  replies that tell a case fact, the difference in points, "don't know" rates, leaks, traceability and
+  invented facts (a reply told from no fact that holds clinical terms or numbers). A set whose file is
+  absent is reported ``missing``.
 
 Figures (``patient_sim.fidelity``): diagnosis and unordered examination/test-value leaks; traceability
 (share of clinical terms and numbers in replies that the facts the reply was built from hold); answer
@@ -25,6 +33,7 @@ numbers; verbatim repeats; chart-language phrases; the template-fallback share.
 
     .venv/bin/python bench/patient_fidelity.py              # about 3 minutes on 2 cores (2.9 min measured)
     .venv/bin/python bench/patient_fidelity.py --quick      # a smoke run (under a minute without a model)
+    .venv/bin/python bench/patient_fidelity.py --natural-only   # the natural-question part alone (seconds)
     .venv/bin/python bench/patient_fidelity.py --patient-base-url http://127.0.0.1:9000/v1 \\
         --patient-model Qwen/Qwen2.5-7B-Instruct            # a stronger patient model, named in the output
 """
@@ -50,7 +59,7 @@ os.environ.setdefault("MEDVERIFIER_PROGRESS", "0")
 from patient_sim import fidelity as fd  # noqa: E402
 from patient_sim import text as tx  # noqa: E402
 from patient_sim.cases import import_agentclinic, project_cases  # noqa: E402
-from patient_sim.doctors import question_sentence, test_name  # noqa: E402
+from patient_sim.doctors import question_sentence, reference_history, reference_questions, test_name  # noqa: E402
 from patient_sim.facts import case_facts  # noqa: E402
 from patient_sim.loop import SamplingConfig, new_env, run_consultation  # noqa: E402
 from patient_sim.personas import BIASES, MBTI_TYPES, Persona, sample_persona  # noqa: E402
@@ -59,6 +68,7 @@ from verifier.llm import ChatClient, Completion, LLMError  # noqa: E402
 from verifier.types import Case, Message  # noqa: E402
 
 AGENTCLINIC = Path(__file__).resolve().parents[2] / "shared" / "data" / "agentclinic_medqa.jsonl"
+NATURAL_DIR = Path(__file__).resolve().parents[1] / "data" / "natural"
 AXES = ("language", "recall", "confusion", "bias", "extraversion")
 _ONSET_RE = re.compile(
     r"\b(yesterday|ago|since|started|began|begun|overnight|this morning|last (night|week|month|year)|"
@@ -346,6 +356,204 @@ async def run_personas(cases: list[Case], train_seeds: int, test_seeds: int) -> 
     }
 
 
+# --------------------------------------------------------------------------- natural questions
+@dataclass
+class Answers:
+    """How one set of history questions was answered: one reply per question (or per turn)."""
+
+    asked: int = 0
+    facts: int = 0
+    dont_know: int = 0
+    refused: int = 0
+    unreplied: int = 0  # questions the patient never answered (the consultation ended first)
+    leaks: list[str] = field(default_factory=list)
+    terms: int = 0
+    traced: int = 0
+    untraced: Counter = field(default_factory=Counter)
+    invented: list[str] = field(default_factory=list)
+    dont_know_examples: list[dict] = field(default_factory=list)  # per-question "don't know" replies
+
+    def add(self, other: Answers) -> None:
+        for name in ("asked", "facts", "dont_know", "refused", "unreplied", "terms", "traced"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.untraced.update(other.untraced)
+        self.leaks.extend(other.leaks)
+        self.invented.extend(other.invented)
+        self.dont_know_examples.extend(other.dont_know_examples)
+
+    def rate(self) -> float | None:
+        return fd.share(self.facts, self.asked)
+
+
+async def ask_history(case: Case, doctor_turns: list[str], seed: int, patient: ChatClient, *,
+                      register: str = "", record_dont_know: bool = False) -> Answers:
+    """Ask ``doctor_turns`` in order, one consultation through the loop, and count the replies: a case fact
+    (``kind == "facts"``), "don't know", a refusal (misread as a probe); leaks, traceability, and invented
+    facts (a reply told from no fact that still holds clinical terms or numbers)."""
+    answers = Answers()
+    if not doctor_turns:
+        return answers
+    sampling = SamplingConfig(max_turns=len(doctor_turns))
+    env = new_env(case, sample_persona(seed, case), patient, sampling, seed=seed)
+    await run_consultation(env, ScriptedDoctorClient(doctor_turns), sampling, seed=seed)
+    told = [env.revealed_facts[0]]
+    replies = env.replies
+    answers.asked = len(doctor_turns)
+    answers.unreplied = len(doctor_turns) - len(replies)
+    for question, reply in zip(doctor_turns, replies, strict=False):
+        stated = [f.text for f in reply.facts]
+        told.extend(stated)
+        answers.facts += reply.kind == "facts"
+        answers.dont_know += reply.kind == "unsure"
+        answers.refused += reply.kind == "refusal"
+        answers.leaks.extend(f"{case.id}: {question!r} -> {leak}" for leak in fd.leaks(reply.text, case, "\n".join(told)))
+        traced = fd.trace(reply.text, case, stated, [f.topic for f in reply.facts])
+        answers.terms += traced.total
+        answers.traced += traced.traced
+        answers.untraced.update(traced.untraced)
+        if not reply.facts and traced.total:
+            answers.invented.append(f"{case.id}: {question!r} -> {reply.text!r}")
+        if record_dont_know and reply.kind == "unsure":
+            answers.dont_know_examples.append({"case": case.id, "register": register, "question": question,
+                                               "reply": reply.text})
+    return answers
+
+
+def own_wording(case: Case) -> dict[str, list[str]]:
+    """The reference's history as the scripted reference asks it (``patient_sim.doctors``): the case's key
+    questions (``question_sentence``) one a turn and as its turns ask them, and its whole history (key
+    questions, allergies and medicines, red flags) per question sentence and per turn."""
+    key = [question_sentence(q) for q in reference_questions(case)]
+    history = reference_history(case)
+    return {
+        "key_questions": key,
+        "key_turns": [t for t in history if any(q in t for q in key)],
+        "history_questions": [q for _, questions in fd.history_questions(history) for q in questions],
+        "history_turns": history,
+    }
+
+
+def load_natural(path: Path) -> list[tuple[str, str, list[str]]]:
+    """``data/natural/*.yaml``: (case id, register, doctor turns) for every consultation, in file order."""
+    import yaml
+
+    rows = []
+    for entry in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+        for consultation in entry.get("consultations") or []:
+            rows.append((str(entry["case"]), str(consultation["register"]), [str(t) for t in consultation["turns"]]))
+    return rows
+
+
+def _answer_figures(per_question: Answers, per_turn: Answers) -> dict:
+    replies = Answers()
+    replies.add(per_question)
+    replies.add(per_turn)
+    return {
+        "questions": per_question.asked, "fact_rate": per_question.rate(),
+        "dont_know_rate": fd.share(per_question.dont_know, per_question.asked),
+        "misread_as_probe": per_question.refused, "unreplied": per_question.unreplied,
+        "turns": per_turn.asked, "turn_fact_rate": per_turn.rate(),
+        "turn_dont_know_rate": fd.share(per_turn.dont_know, per_turn.asked),
+        # over every reply of both ways of asking
+        "leaks": len(replies.leaks), "leak_examples": replies.leaks[:3],
+        "traceability": fd.share(replies.traced, replies.terms), "clinical_terms": replies.terms,
+        "untraced_top": replies.untraced.most_common(5),
+        "invented": len(replies.invented), "invented_examples": replies.invented[:3],
+    }
+
+
+async def run_natural_set(cases: dict[str, Case], consultations: list[tuple[str, str, list[str]]],
+                          patient: ChatClient, concurrency: int = 8) -> dict:
+    """One case set's natural consultations beside the same cases' own wording: the fact-answer rate per
+    question and per turn, per register and over all, the difference in points, "don't know" rates, leaks,
+    traceability and invented facts; and every natural question answered "don't know" (``dont_know``)."""
+    consultations = [c for c in consultations if c[0] in cases]
+    order = list(dict.fromkeys(c[0] for c in consultations))
+    seeds = {case_id: 7919 + i for i, case_id in enumerate(order)}  # one persona per case, natural and own alike
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def asked(case_id: str, turns: list[str], **kwargs: object) -> Answers:
+        async with semaphore:
+            return await ask_history(cases[case_id], turns, seeds[case_id], patient, **kwargs)
+
+    async def natural(case_id: str, register: str, turns: list[str]) -> tuple[Answers, Answers]:
+        history = fd.history_questions(turns)
+        questions = [q for _, qs in history for q in qs]
+        return (await asked(case_id, questions, register=register, record_dont_know=True),
+                await asked(case_id, [t for t, _ in history]))
+
+    async def own(case_id: str) -> dict[str, Answers]:
+        wording = own_wording(cases[case_id])
+        return {name: await asked(case_id, turns) for name, turns in wording.items()}
+
+    naturals = await asyncio.gather(*(natural(*c) for c in consultations))
+    owns = dict(zip(order, await asyncio.gather(*(own(case_id) for case_id in order)), strict=True))
+
+    def own_total(case_ids: list[str], name: str) -> Answers:
+        total = Answers()
+        for case_id in dict.fromkeys(case_ids):
+            total.add(owns[case_id][name])
+        return total
+
+    def group(rows: list[int]) -> dict:
+        per_question, per_turn = Answers(), Answers()
+        for i in rows:
+            per_question.add(naturals[i][0])
+            per_turn.add(naturals[i][1])
+        case_ids = [consultations[i][0] for i in rows]
+        key_q, key_t = own_total(case_ids, "key_questions"), own_total(case_ids, "key_turns")
+        hist_q, hist_t = own_total(case_ids, "history_questions"), own_total(case_ids, "history_turns")
+        figures = {"consultations": len(rows), "cases": len(set(case_ids)), **_answer_figures(per_question, per_turn)}
+        figures.update({
+            "own_fact_rate": key_q.rate(), "own_turn_fact_rate": key_t.rate(),
+            "difference_points": fd.points(per_question.rate(), key_q.rate()),
+            "turn_difference_points": fd.points(per_turn.rate(), key_t.rate()),
+            # the reference's whole history (key questions, allergies and medicines, red flags)
+            "own_history_fact_rate": hist_q.rate(), "own_history_turn_fact_rate": hist_t.rate(),
+            "difference_points_history": fd.points(per_question.rate(), hist_q.rate()),
+        })
+        return figures
+
+    registers = list(dict.fromkeys(c[1] for c in consultations))
+    own_all = Answers()
+    for case_id in order:
+        for answers in owns[case_id].values():
+            own_all.add(answers)
+    dont_know = [example for answers, _ in naturals for example in answers.dont_know_examples]
+    return {
+        **group(list(range(len(consultations)))),
+        "registers": {r: group([i for i, c in enumerate(consultations) if c[1] == r]) for r in registers},
+        # the own wording's replies measured the same way (every way of asking it)
+        "own_leaks": len(own_all.leaks), "own_traceability": fd.share(own_all.traced, own_all.terms),
+        "own_invented": len(own_all.invented),
+        "dont_know": dont_know,
+    }
+
+
+async def run_natural(sets: dict[str, tuple[list[Case], Path]], patient: ChatClient, *, quick: bool = False,
+                      concurrency: int = 8, dont_know_examples: int = 8) -> dict:
+    """Every case set whose natural-consultation file exists (``data/natural/<set>.yaml``)."""
+    out: dict = {}
+    for name, (cases, path) in sets.items():
+        if not path.is_file():
+            out[name] = {"missing": str(path)}
+            continue
+        by_id = {c.id: c for c in cases}
+        consultations = load_natural(path)
+        unknown = sorted({c[0] for c in consultations} - set(by_id))
+        if quick:
+            keep = list(dict.fromkeys(c[0] for c in consultations if c[0] in by_id))[:4]
+            consultations = [c for c in consultations if c[0] in keep]
+        figures = await run_natural_set(by_id, consultations, patient, concurrency)
+        dont_know = figures.pop("dont_know")
+        figures["dont_know_examples"] = [f"{d['case']} [{d['register']}]: {d['question']!r} -> {d['reply']!r}"
+                                         for d in dont_know[:dont_know_examples]]
+        if unknown:
+            figures["unknown_cases"] = unknown
+        out[name] = figures
+    return out
+
+
 # --------------------------------------------------------------------------- main
 def _pick(cases: list[Case], n: int) -> list[Case]:
     step = max(1, len(cases) // n)
@@ -355,9 +563,16 @@ def _pick(cases: list[Case], n: int) -> list[Case]:
 async def main_async(args: argparse.Namespace) -> dict:
     project = project_cases()
     agentclinic = import_agentclinic(AGENTCLINIC) if AGENTCLINIC.is_file() else []
+    started = time.perf_counter()
+    natural = await run_natural({"project": (project, args.natural_dir / "project.yaml"),
+                                 "agentclinic": (agentclinic, args.natural_dir / "agentclinic.yaml")},
+                                NoModel(), quick=args.quick, concurrency=args.concurrency)
+    natural["seconds"] = round(time.perf_counter() - started, 1)
+    if args.natural_only:
+        return {"natural": natural}
     if args.quick:
         project, agentclinic = _pick(project, 8), _pick(agentclinic, 8)
-    out: dict = {"cases": {"project": len(project), "agentclinic": len(agentclinic)}}
+    out: dict = {"cases": {"project": len(project), "agentclinic": len(agentclinic)}, "natural": natural}
     started = time.perf_counter()
     out["template"] = await run_patient(project + agentclinic, NoModel(), args.personas, args.concurrency)
     out["template"]["seconds"] = round(time.perf_counter() - started, 1)
@@ -388,6 +603,10 @@ def main() -> None:
     parser.add_argument("--patient-base-url", default=None, help="an OpenAI-compatible server for --patient-model")
     parser.add_argument("--model-cases", type=int, default=3, help="project and AgentClinic cases each, model run")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--natural-dir", type=Path, default=NATURAL_DIR,
+                        help="the natural reference consultations (project.yaml, agentclinic.yaml)")
+    parser.add_argument("--natural-only", action="store_true",
+                        help="only the natural-question part (the template patient; seconds)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     started = time.perf_counter()

@@ -149,7 +149,7 @@ class ConsultationEnv:
     async def _respond(self, route: Route, doctor_text: str) -> EnvStep:
         if route == "measurement":
             tests = parse_test_requests(doctor_text)
-            reply, findings = self.measurements.respond(tests)
+            reply, findings = self.measurements.respond_to(doctor_text)
             self._ordered.extend(tests)
             self._findings.extend(findings)
             source: Literal["patient", "measurement"] = "measurement"

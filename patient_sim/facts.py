@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from patient_sim import text as tx
 from patient_sim.checker import medical_lexicon
+from verifier import clinical
 from verifier.types import Case
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
@@ -110,6 +111,11 @@ def _sentences(text: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
+def _layer_keys(text: str) -> list[str]:
+    """The clinical-language layer's keys of ``text``, generic ones ("pain") left to the stems."""
+    return [k for k in clinical.concepts(text) if not clinical.is_generic(k)]
+
+
 def _content_words(fact: Fact) -> list[str]:
     return [t for pattern, topics, words in _CONTENT_WORDS if fact.topic in topics and pattern.search(fact.text)
             for t in tx.tokens(words)]
@@ -124,11 +130,14 @@ class FactIndex:
         self.facts = facts
         self.max_facts = max_facts
         self.min_score = min_score
-        corpus = [tx.tokens(f.text) + tx.tokens(_TOPIC_WORDS[f.topic]) + _content_words(f) for f in facts]
+        # The clinical-language layer's keys ("urinary" for "no urinary symptoms"; ``intent:onset`` for a fact
+        # that dates something) let a question in other words find the fact: "any burning when you pee?".
+        corpus = [tx.tokens(f.text) + tx.tokens(_TOPIC_WORDS[f.topic]) + _content_words(f) + _layer_keys(f.text)
+                  + clinical.answers(f.text) for f in facts]
         self._retriever = bm25s.BM25()
         self._retriever.index(corpus, show_progress=False)
         self._vocab = {t for doc in corpus for t in doc}
-        self._own = [set(tx.tokens(f.text)) for f in facts]
+        self._own = [set(tx.tokens(f.text)) | set(_layer_keys(f.text)) for f in facts]
         topics = {f.topic for f in facts}
         self._gates = {token: topic for token, topic in _GATES.items() if topic in topics}
 
@@ -136,6 +145,7 @@ class FactIndex:
         """The facts that answer ``question``; for an open question, the next untold part of the story."""
         revealed = revealed or set()
         asked = [t for t in tx.tokens(question) if t not in _QUERY_GLUE]
+        asked += [k for k in [*_layer_keys(question), *sorted(clinical.intents(question))] if k not in asked]
         query = [t for t in asked if t in self._vocab]
         # The question names something clinical that no fact mentions ("any chest pain?" with no chest in the
         # case): a fact that shares only a generic word with it ("pain") does not answer it.

@@ -209,3 +209,32 @@ def balanced_accuracy(truth: Sequence[str], predicted: Sequence[str]) -> float:
         rows = [p for t, p in zip(truth, predicted, strict=True) if t == label]
         recalls.append(sum(p == label for p in rows) / len(rows))
     return sum(recalls) / len(recalls)
+
+
+# --------------------------------------------------------------------------- natural questions
+def history_questions(turns: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The history-taking turns of a doctor's consultation, each with its question sentences
+    (``verifier.rule_grader.questions``): the turns before the ``DIAGNOSIS:`` turn, order turns
+    (``REQUEST TEST:`` / ``REQUEST EXAM:``) left out. A turn without a question sentence keeps an empty list."""
+    from verifier.markers import parse_diagnosis, parse_test_requests
+    from verifier.rule_grader import questions
+
+    out = []
+    for turn in turns:
+        if parse_diagnosis(turn) is not None:
+            break
+        if parse_test_requests(turn):
+            continue
+        out.append((turn, questions(turn)))
+    return out
+
+
+def share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def points(rate: float | None, reference: float | None) -> float | None:
+    """``rate - reference`` in percentage points (one decimal), None when either is unknown."""
+    if rate is None or reference is None:
+        return None
+    return round(100 * (rate - reference), 1)

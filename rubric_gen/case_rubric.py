@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from rubric_gen.validate import ACCURACY, COMMUNICATION, LOGIC, PLAN, SAFETY
+from verifier import clinical
 from verifier.types import (
     AsksAbout,
     Case,
@@ -35,6 +36,7 @@ from verifier.types import (
     DiagnosisMatches,
     DiagnosisMisses,
     Differential,
+    LooksFor,
     ManyDiagnoses,
     MentionsAny,
     OrderedTest,
@@ -47,12 +49,16 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "3"
+CASE_RUBRIC_VERSION = "4"
 GENERATOR_NAME = "case"
 
 MAX_QUESTIONS = 6
 MAX_TESTS = 5
 MAX_RED_FLAGS = 3
+# Several focused questions a turn are history-taking; many, or many about nothing in the case, a barrage.
+MAX_PER_TURN = 6
+MAX_TOTAL = 30
+MAX_IRRELEVANT = 5
 
 _STOP = frozenset(
     """a an the and or of to in on at for with from by about any anything your you yours patient patients
@@ -65,31 +71,21 @@ _SHORT_WORDS = frozenset({"arm", "arms", "jaw", "leg", "eye", "ear", "hip", "toe
 # Words shared by most questions of a complaint: they never distinguish one key question.
 _UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurts", "get", "notice", "noticed", "feel",
                                "anywhere", "anything", "else", "lately", "often", "still", "ever", "usually"})
-# A few everyday paraphrases, so a doctor who asks in other words is still credited.
-_PARAPHRASES: dict[str, list[str]] = {
-    "start": ["began", "begin", "begun", "onset", "come on", "came on", "how long"],
-    "spread": ["radiate", "radiates", "radiating", "go anywhere", "move anywhere", "travel"],
-    "smoke": ["smoker", "cigarette", "cigarettes", "tobacco"],
-    "drink": ["alcohol"],
-    "family": ["relatives", "parents", "mother", "father", "brother", "sister", "runs in"],
-    "worse": ["worsen", "aggravate", "aggravates"],
-    "better": ["relieve", "relieves", "ease", "eases", "improve"],
-    "breathing": ["breath", "breathe", "breathless"],
-    "period": ["menstrual", "menstruation"],
-    "urine": ["urinate", "urinating", "pee", "passing water", "waterworks"],
-    "fever": ["temperature", "feverish"],
-    "vomiting": ["vomit", "vomited", "throw up", "thrown up", "being sick"],
-    "weight": ["weigh"],
-}
-_ONSET_TERMS = ["start", "started", "starting", "began", "begin", "onset", "how long", "come on", "came on"]
 _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
     "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear",
 ]
+# Safety-netting: a condition and what to do then, in a sentence ("If it gets worse, come back") or in the
+# clipped form a busy clinician writes ("Fever, vomiting or worse pain: straight back to A&E.").
+_NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|persists?|develop\w*|new|"
+               r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|tell (?:us|me|staff|the "
+               r"nurses?|your nurse|a nurse|the team|someone)|emergency|urgent\w*|911|999|112|111|a&e|ed|er|ambulance|"
+               r"doctor|gp|immediately|straight away|right away|at once")
 _SAFETY_NET_RE = (
-    r"\b(if|should|in case|whenever|unless)\b[^.!?\n]{0,100}\b(worse|worsens|worsening|not (get(ting)? )?better|"
-    r"no better|not improv\w*|persists?|develop\w*|new|change\w*|returns?|come back|seek|call|contact|go to|"
-    r"emergency|urgent\w*|911|999|112|a&e|ambulance|doctor|gp)\b"
+    rf"\b(?:if|should|in case|whenever|unless)\b[^.!?\n]{{0,200}}\b(?:{_NET_ACTION})\b"
+    rf"|(?:^|[.!?\n]\s*)(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}:\s*(?:straight |go |come |"
+    rf"back |to |the |call |ring |dial |get )*(?:a&e|ed|er|999|911|112|emergency|tell (?:us|me|staff|the nurses?|your "
+    rf"nurse|a nurse|someone)|ambulance|return|come back)\b"
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly"]
 _PLAN_TERMS = [
@@ -175,67 +171,101 @@ def _item(criterion: str, points: int, axis: str, cluster: str, check: Check | N
                       check=check)
 
 
+_GLUE_STEMS = frozenset(clinical.stem(w) for w in _STOP | _UNDISTINGUISHING)
+
+
+def question_keys(text: str) -> list[list[str]]:
+    """What a key question, symptom or red flag asks about, as groups of clinical-language keys: its
+    intents ("where did it start" asks the site), its phrases (a lay word, an abbreviation, with the keys
+    of the phrases inside it) and the stems of its other content words; generic ones ("pain") left out."""
+    out = []
+    for group in clinical.topics(text):
+        keys = [k for k in group if not clinical.is_generic(k)
+                and (clinical.is_key(k) or (k not in _GLUE_STEMS and len(k) >= 3))]
+        if keys and keys not in out:
+            out.append(keys)
+    return out
+
+
 def question_groups(text: str, shared: frozenset[str] = frozenset()) -> list[list[str]]:
-    """The term groups of a key question: one group per distinguishing content word (its inflections
-    and everyday paraphrases); words in ``shared`` (common to the case's questions) are left out."""
-    groups: list[list[str]] = []
-    for word in content_words(text):
-        if word in shared or word in _UNDISTINGUISHING:
-            continue
-        group = list(dict.fromkeys([word, *_variants(word)]))
-        for key, extra in _PARAPHRASES.items():
-            if key in group or word.startswith(key):
-                group.extend(e for e in extra if e not in group)
-        groups.append(group)
-    return groups
+    """The term groups of a key question: one group per thing it asks about; groups whose first key is in
+    ``shared`` (common to the case's questions) are left out. The grader reads a question through the same
+    layer, so a group needs no list of paraphrases."""
+    return [group for group in question_keys(text) if group[0] not in shared]
 
 
 def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True) -> AsksAbout:
-    groups = question_groups(text, shared) or [keywords(text)]  # every word shared: any of them
+    groups = question_groups(text, shared) or question_keys(text) or [keywords(text)]
     return AsksAbout(groups=groups, min_groups=1 if len(groups) <= 2 else 2, before_diagnosis=before_diagnosis)
 
 
+def _looks_for(flag: str) -> LooksFor:
+    groups = question_keys(flag) or [keywords(flag)]
+    tests, sites = clinical.found_by(flag)
+    return LooksFor(groups=groups, min_groups=1 if len(groups) <= 2 else 2, sites=sites, tests=tests)
+
+
 def _shared_words(texts: list[str]) -> frozenset[str]:
-    """Content words that appear in two or more of ``texts`` (when there are three or more)."""
+    """Keys that appear in two or more of ``texts`` (when there are three or more)."""
     if len(texts) < 3:
         return frozenset()
     counts: dict[str, int] = {}
     for text in texts:
-        for word in set(content_words(text)):
-            counts[word] = counts.get(word, 0) + 1
+        for key in {group[0] for group in question_keys(text)}:
+            counts[key] = counts.get(key, 0) + 1
     return frozenset(w for w, n in counts.items() if n >= 2)
 
 
 def case_tests(case: Case) -> list[str]:
-    """The tests a consultation on ``case`` should order (recommended, else the first results)."""
-    named = case.recommended_tests or [_short_name(k) for k in case.test_results]
-    seen: set[str] = set()
-    tests = []
-    for test in (t.strip() for t in named if t.strip()):
-        if test.lower() not in seen:  # the first spelling of each test, in the case's order
-            seen.add(test.lower())
-            tests.append(test)
-    return tests[:MAX_TESTS] if case.recommended_tests else tests[:3]
+    """The tests a consultation on ``case`` should order: its recommended tests, else its results
+    grouped into the tests a clinician orders (the parts of a blood count are one test), those that
+    make a diagnosis (imaging, biopsy, a smear, a specific assay) before first-line panels."""
+    if case.recommended_tests:
+        firsts = {t.strip().lower(): t.strip() for t in reversed(case.recommended_tests) if t.strip()}
+        return list(dict.fromkeys(firsts[t.strip().lower()] for t in case.recommended_tests if t.strip()))[:MAX_TESTS]
+    groups = clinical.test_groups(case.test_results)
+    ordered = sorted(groups, key=lambda g: all(clinical.is_routine(lab) for lab in g[1]))
+    return [name for name, _ in ordered][:MAX_TESTS]
 
 
 def indicated_tests(case: Case) -> list[str]:
-    """Every test the case has a reason for: recommended, or with a result (full and short names)."""
-    names = [*case.recommended_tests, *case.test_results, *(_short_name(k) for k in case.test_results)]
+    """Every test the case has a reason for: recommended, or with a result or an examination finding
+    (full and short names). An order the measurement responder answers is never unindicated."""
+    names = [*case.recommended_tests, *case.test_results, *(_short_name(k) for k in case.test_results),
+             *case.physical_exam]
     return list(dict.fromkeys(n for n in names if n.lower() not in _GENERIC_LABELS))
 
 
 def case_questions(case: Case) -> list[str]:
-    """The key questions of ``case`` (or, for imported cases, questions about its symptoms)."""
+    """The key questions of ``case`` (or, for imported cases, questions about its symptoms; a negated
+    finding is asked about as the finding)."""
     return case.key_questions[:MAX_QUESTIONS] or [
-        *(f"Ask about {s.lower()}" for s in case.secondary_symptoms[: MAX_QUESTIONS - 1]),
+        *(f"Ask about {clinical.topic(s).lower()}" for s in case.secondary_symptoms[: MAX_QUESTIONS - 1]),
         "Ask when the symptoms started",
     ]
+
+
+# Always part of a history, whatever the case: never "about nothing in the case".
+_CORE_HISTORY = ["medication", "allergy", "smoking", "alcohol", "family history", "past medical history",
+                 "occupation", "pregnant", "drugs"]
+
+
+def case_vocabulary(case: Case) -> list[str]:
+    """What a question may be about and still be about this case: every key of the case's record."""
+    texts = [case.chief_complaint, case.history_of_present_illness, *case.primary_symptoms,
+             *case.secondary_symptoms, *case.past_medical_history, *case.social_history, *case.family_history,
+             *case.medications, *case.allergies, *case.review_of_systems, *case.key_questions, *case.red_flags,
+             *_CORE_HISTORY]
+    keys: list[str] = []
+    for text in texts:
+        keys.extend(k for k in clinical.terms(text) if not clinical.is_generic(k))
+    return sorted(set(keys))
 
 
 def build_case_rubric(case: Case) -> Rubric:
     """The rubric for a consultation on ``case`` (pure: the same case always gives the same rubric)."""
     items: list[RubricItem] = []
-    synonyms = list(dict.fromkeys([case.final_diagnosis, *case.diagnosis_synonyms]))
+    synonyms = clinical.diagnosis_names([case.final_diagnosis, *case.diagnosis_synonyms])
     others = list(case.differential)
 
     # -- diagnostic accuracy: one specific, correct condition; hedges and wrong answers cost
@@ -250,7 +280,8 @@ def build_case_rubric(case: Case) -> Rubric:
         shown = ", ".join(case.differential[:4])
         items.append(_item(f"Considers a relevant differential diagnosis, such as {shown}, alongside one stated "
                            "final diagnosis.", 2, ACCURACY, "differential",
-                           Differential(terms=case.differential, synonyms=synonyms)))
+                           Differential(terms=[n for d in case.differential for n in clinical.diagnosis_names([d])],
+                                        synonyms=synonyms)))
 
     # -- consultation logic: key questions, asked as questions, before the diagnosis
     questions = case_questions(case)
@@ -258,14 +289,17 @@ def build_case_rubric(case: Case) -> Rubric:
     for question, points in zip(questions, _spread(8, len(questions)), strict=True):
         text = question.rstrip("?. ")
         if text.lower().startswith("ask when"):
-            check = AsksAbout(groups=[_ONSET_TERMS])
+            check = AsksAbout(groups=[["intent:onset"]])
         else:
             check = _asks(text, shared)
         lead = re.match(r"(?i)asks?\s+(about\s+)?", text)
         wording = f"asks about {text[lead.end():]}" if lead else f"asks: {text}?"
         items.append(_item(f"Before giving a diagnosis, {wording}", points, LOGIC, "history", check))
-    items.append(_item("Fires a barrage of questions (more than four in one turn, or more than twenty in all) "
-                       "instead of a focused history.", -5, LOGIC, "history", QuestionBarrage()))
+    items.append(_item(f"Fires a barrage of questions (more than {MAX_PER_TURN} in one turn, more than {MAX_TOTAL} "
+                       f"in all, or more than {MAX_IRRELEVANT} about nothing in this presentation) instead of a "
+                       "focused history.", -5, LOGIC, "history",
+                       QuestionBarrage(max_per_turn=MAX_PER_TURN, max_total=MAX_TOTAL,
+                                       relevant=case_vocabulary(case), max_irrelevant=MAX_IRRELEVANT)))
 
     # -- plan and test rationality
     tests = case_tests(case)
@@ -299,11 +333,13 @@ def build_case_rubric(case: Case) -> Rubric:
                        "communication", RegexCheck(pattern=_JUDGE_ADDRESS_RE)))
 
     # -- safety and ethics
-    flags = case.red_flags[:MAX_RED_FLAGS]
-    flag_shared = _shared_words(flags)
-    for flag in flags:
-        items.append(_item(f"Asks about the red flag: {flag}.", 1, SAFETY, "safety",
-                           _asks(flag, flag_shared, before_diagnosis=False)))
+    for flag in case.red_flags[:MAX_RED_FLAGS]:  # each flag is its own thing: no words are "shared" here
+        if clinical.is_sign(flag):  # a sign is looked for or recognised, not asked about
+            items.append(_item(f"Looks for or recognises the red flag: {flag}.", 1, SAFETY, "safety",
+                               _looks_for(flag)))
+        else:
+            items.append(_item(f"Asks about the red flag: {flag}.", 1, SAFETY, "safety",
+                               _asks(flag, frozenset(), before_diagnosis=False)))
     items.append(_item("Gives safety-netting advice: when to come back or seek urgent help if symptoms change.",
                        2, SAFETY, "safety", RegexCheck(pattern=_SAFETY_NET_RE, requires_diagnosis=True)))
     items.append(_item("Asks about allergies or current medications before recommending treatment.", 2, SAFETY,

@@ -179,8 +179,8 @@ class ConsultationStore:
         revealed = list(state.get("revealed") or [patient.facts[0].text])
         if parse_diagnosis(doctor_text) is not None:
             text = CLOSING_REPLY
-        elif tests := parse_test_requests(doctor_text):
-            text, _ = MeasurementResponder(patient.case).respond(tests)
+        elif parse_test_requests(doctor_text):
+            text, _ = MeasurementResponder(patient.case).respond_to(doctor_text)
         else:
             answer = await patient.reply(doctor_text, revealed=set(revealed))
             text = answer.text

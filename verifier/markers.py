@@ -32,19 +32,27 @@ def parse_test_requests(text: str) -> list[str]:
 
 
 _ORDER_RE = re.compile(r"REQUEST\s+(TEST|EXAM|EXAMINATION)\s*:\s*(.+)", re.IGNORECASE)
-_ORDER_SPLIT = re.compile(r"\s*(?:,|;|/|\+|\s&\s)\s*", re.IGNORECASE)
+_ORDER_SPLIT = re.compile(r"\s*(?:,|;|\+|\s&\s)\s*", re.IGNORECASE)
 
 
 def parse_orders(text: str) -> list[tuple[str, str]]:
     """Every ordered item as ``(kind, name)``, kind ``"test"`` or ``"exam"``; a line that orders several
-    ("REQUEST TEST: ECG, troponin, chest X-ray") gives one entry per item. "and" does not split, since
-    test names contain it ("urea and electrolytes")."""
+    ("REQUEST TEST: ECG, troponin, chest X-ray") gives one entry per item. "and" and "/" do not split,
+    since test names contain them ("urea and electrolytes", "CT abdomen/pelvis w/o contrast"), and a
+    piece that names only body sites belongs to the order before it ("CT chest, abdomen and pelvis")."""
+    from verifier import clinical  # the clinical layer reads markers' neighbours, not markers
+
     found: list[tuple[str, str]] = []
     for match in _ORDER_RE.finditer(text):
         kind = "test" if match.group(1).upper() == "TEST" else "exam"
         for name in _ORDER_SPLIT.split(match.group(2)):
             name = name.strip().strip(".*[]\"'").strip()
-            if name:
+            if not name:
+                continue
+            order = clinical.read_order(name)
+            if found and found[-1][0] == kind and order.sites and not (order.tests or order.methods):
+                found[-1] = (kind, f"{found[-1][1]}, {name}")
+            else:
                 found.append((kind, name))
     return found
 

@@ -11,6 +11,7 @@ import logging
 import re
 from functools import lru_cache
 
+from verifier import clinical
 from verifier.diagnosis import Match, conditions_named, content, match_diagnosis
 from verifier.markers import parse_diagnoses, parse_diagnosis, parse_orders
 from verifier.types import (
@@ -22,6 +23,7 @@ from verifier.types import (
     DiagnosisMatches,
     DiagnosisMisses,
     Differential,
+    LooksFor,
     ManyDiagnoses,
     MentionsAll,
     MentionsAny,
@@ -48,7 +50,16 @@ _EMERGENCY_RE = re.compile(
     r"|ambulance"
     r"|(?:seek|get)\s+(?:immediate|emergency|urgent)\s+(?:medical\s+)?(?:care|help|attention|treatment)"
     r"|(?:go|get|head)\s+to\s+(?:the\s+)?(?:nearest\s+)?(?:hospital|emergency)\s*(?:right\s+away|immediately|now|urgently)?"
-    r"|(?:immediately|right\s+away)\s+(?:go\s+to|visit)\s+(?:the\s+)?hospital)",
+    r"|(?:immediately|right\s+away)\s+(?:go\s+to|visit)\s+(?:the\s+)?hospital"
+    # in the emergency department already: the emergency is being treated now
+    r"|this\s+is\s+an\s+emergency"
+    r"|emergency[,:;]?\s+(?:treat\w*\s+|treatment\s+)?(?:starts?\s+)?(?:right\s+)?(?:now|immediately|straight\s+away)"
+    r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:to|into)\s+(?:the\s+|a\s+)?"
+    r"(?:intensive\s+care|icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit|coronary\s+care|ccu)"
+    r"|(?:taking|take|rushing|going|to)\s+(?:you\s+|her\s+|him\s+)?(?:straight\s+)?(?:to|for)\s+(?:theatres?|the\s+operating\s+room"
+    r"|the\s+or\b|the\s+cath(?:eter)?\s+lab|emergency\s+surgery|thrombectomy)"
+    r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
+    r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team))",
     re.IGNORECASE,
 )
 _NEGATION_RE = re.compile(
@@ -56,10 +67,6 @@ _NEGATION_RE = re.compile(
     r"|without|avoid|no\s+reason)\b[^.!?\n]{0,40}$",
     re.IGNORECASE,
 )
-_WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_STOPWORDS = frozenset({"the", "a", "an", "of", "and", "or", "with", "for", "to", "in", "on", "test", "level", "levels"})
-
-
 @lru_cache(maxsize=4096)
 def _terms_regex(terms: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = sorted({re.escape(t.strip().lower()) for t in terms if t.strip()}, key=len, reverse=True)
@@ -71,26 +78,6 @@ def _user_regex(pattern: str, ignore_case: bool) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
 
 
-def _tokens(text: str) -> set[str]:
-    return {t for t in _WORD_RE.findall(text.lower()) if t not in _STOPWORDS}
-
-
-def _name_variants(name: str) -> list[str]:
-    return [name, *re.findall(r"\(([^)]+)\)", name), re.sub(r"\([^)]*\)", " ", name)]
-
-
-def _names_match(wanted: str, found: str, *, lenient: bool = False) -> bool:
-    """Whether an ordered ``found`` names the ``wanted`` test: every word of ``wanted`` (or of its
-    bracketed abbreviation) is in ``found``. ``lenient`` also accepts the other direction ("CT" for
-    "CT aortogram"), which is right for *not* penalising an order, wrong for crediting one."""
-    found_tokens = _tokens(found)
-    for variant in _name_variants(wanted):
-        tokens = _tokens(variant)
-        if tokens and found_tokens and (tokens <= found_tokens or (lenient and found_tokens <= tokens)):
-            return True
-    return False
-
-
 _SENTENCE_RE = re.compile(r"(?:[^.?!\n]|\.(?=\d))+[.?!]*")  # "7.1" does not end a sentence
 _AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
 MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
@@ -100,9 +87,9 @@ _ASKING_RE = re.compile(
     re.IGNORECASE,
 )
 _CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise)\b", re.IGNORECASE)
+_PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|impression|assessment|diagnosis|next steps?)\b",
+                           re.IGNORECASE)
 _IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at once|urgently|today)\b", re.IGNORECASE)
-_EXAM_WORDS = frozenset({"exam", "examination", "examine", "auscultation", "palpation", "inspection", "vital", "sign",
-                         "signs", "observations", "obs"})
 
 
 def questions(turn: str) -> list[str]:
@@ -184,6 +171,9 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
         return False
     if _CONDITIONAL_RE.search(text[start : match.start()]):
         return False
+    head = text[start : match.start()]
+    if ":" in head and not _PLAN_HEAD_RE.match(head):  # "Faint or worse pain: 999." is a condition and an action
+        return False
     if _CONDITIONAL_RE.search(clause_after) and not _IMMEDIATE_RE.match(clause_after):
         return False
     if "hospital" in match.group(0).lower():
@@ -203,30 +193,102 @@ def _recommends_emergency(text: str, *, unconditional: bool = False) -> str | No
     return None
 
 
+def _group_keys(groups: list[list[str]]) -> list[frozenset[str]]:
+    return [frozenset().union(*(clinical.term_keys(t) for t in group)) for group in groups]
+
+
+def _hits(keys: frozenset[str], groups: list[frozenset[str]]) -> int:
+    return sum(1 for group in groups if keys & group)
+
+
 def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
     end = transcript.diagnosis_turn() if check.before_diagnosis else None
     limit = len(transcript.assistant) if end is None else end
+    groups = _group_keys(check.groups)
     for turn, asked in zip(transcript.assistant[:limit], transcript.questions()[:limit], strict=True):
         if len(asked) > check.max_questions or len(turn.split()) > check.max_words:
             continue
         for question in asked:
-            hits = [g[0] for g in check.groups if _mentions_any(question, g)]
-            if len(hits) >= check.min_groups:
+            if _hits(clinical.asked(question), groups) >= check.min_groups:
                 return True, f"asked {question[:120]!r}"
     where = " before the diagnosis" if end is not None else ""
     return False, (f"no question about {[g[0] for g in check.groups]}{where} in a turn of at most "
                    f"{check.max_questions} questions and {check.max_words} words")
 
 
+def _looks_for(check: LooksFor, transcript: _Transcript) -> tuple[bool, str]:
+    tests = [clinical.read_order(t) for t in check.tests]
+    for kind, order in transcript.orders():
+        read = clinical.read_order(order, exam=kind == "exam")
+        if clinical.EXAM in read.methods and set(check.sites) & read.sites:
+            return True, f"examines {order!r}"
+        if any(clinical.names(read, test) for test in tests):
+            return True, f"measures it: {order!r}"
+    groups = _group_keys(check.groups)
+    for turn in transcript.assistant:
+        for raw in _SENTENCE_RE.findall(turn):
+            keys = clinical.asked(raw)
+            if _hits(keys, groups) >= check.min_groups or keys & set(check.tests):
+                return True, f"looks for it: {raw.strip()[:120]!r}"
+    return False, f"neither asks about, names nor examines for {[g[0] for g in check.groups]}"
+
+
+def _irrelevant(questions: list[str], relevant: frozenset[str]) -> list[str]:
+    """Questions about nothing in the case's vocabulary (an intent such as "when did it start?" is
+    always relevant; a generic word such as "pain" relates nothing)."""
+    out = []
+    for question in questions:
+        keys = clinical.asked(question)
+        if any(k.startswith(clinical.INTENT) for k in keys):
+            continue
+        specific = {k for k in keys if not clinical.is_generic(k)}
+        if not specific & relevant:
+            out.append(question)
+    return out
+
+
+def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
+    wanted = [clinical.read_order(t) for t in check.tests]
+    for kind, name in transcript.orders():
+        if len(name.split()) > MAX_ORDER_WORDS:
+            continue
+        order = clinical.read_order(name, exam=kind == "exam")
+        if any(clinical.names(order, target) for target in wanted):
+            return name
+    return None
+
+
+def _unindicated(check: UnindicatedTests, transcript: _Transcript) -> list[str]:
+    unindicated: list[str] = []
+    for kind, order in transcript.orders():
+        if kind == "exam" or clinical.is_exam(order):
+            continue
+        whole = clinical.resolve(order, check.indicated).labels
+        parts = [order] if whole and len(order.split()) <= MAX_ORDER_WORDS else _AND_RE.split(order)
+        for name in parts:
+            if not clinical.resolve(name, check.indicated).labels and name.lower() not in unindicated:
+                unindicated.append(name.lower())
+    return unindicated
+
+
 def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, str] | None:
     """The checks about a whole consultation's conduct; None for the other kinds."""
     if isinstance(check, AsksAbout):
         return _asks_about(check, transcript)
+    if isinstance(check, LooksFor):
+        return _looks_for(check, transcript)
     if isinstance(check, QuestionBarrage):
-        counts = [len(q) for q in transcript.questions()]
+        asked = transcript.questions()
+        counts = [len(q) for q in asked]
         total, most = sum(counts), max(counts, default=0)
-        met = most > check.max_per_turn or total > check.max_total
-        return met, f"{total} questions, at most {most} in one turn"
+        irrelevant: list[str] = []
+        if check.max_irrelevant is not None:
+            relevant = frozenset().union(*(clinical.term_keys(t) for t in check.relevant))
+            irrelevant = _irrelevant([q for turn in asked for q in turn], relevant)
+        met = most > check.max_per_turn or total > check.max_total or (
+            check.max_irrelevant is not None and len(irrelevant) > check.max_irrelevant)
+        return met, (f"{total} questions, at most {most} in one turn, {len(irrelevant)} about nothing in the case"
+                     + (f" (e.g. {irrelevant[0][:80]!r})" if irrelevant else ""))
     if isinstance(check, DiagnosisMisses):
         if transcript.diagnosis_turn() is None:
             return check.unstated, "no final diagnosis stated"
@@ -244,18 +306,10 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
         named = conditions_named(transcript.text("assistant"), check.synonyms, check.terms)
         if len(named) > check.max_conditions:
             return False, f"names {len(named)} conditions: a list, not a differential"
-        hit = _mentions_any(transcript.text("assistant"), check.terms)
-        return hit is not None, f"considers {hit!r}" if hit else f"mentions none of {check.terms}"
+        hit = clinical.mentions(transcript.text("assistant"), check.terms)
+        return hit is not None, f"considers {hit!r}" if hit else f"mentions none of {check.terms[:6]}"
     if isinstance(check, UnindicatedTests):
-        unindicated: list[str] = []
-        for kind, order in transcript.orders():
-            if kind == "exam" or _tokens(order) & _EXAM_WORDS:
-                continue
-            whole = any(_names_match(t, order, lenient=True) for t in check.indicated)
-            for name in [order] if whole and len(order.split()) <= MAX_ORDER_WORDS else _AND_RE.split(order):
-                if not any(_names_match(t, name, lenient=True) for t in check.indicated):
-                    if name.lower() not in unindicated:
-                        unindicated.append(name.lower())
+        unindicated = _unindicated(check, transcript)
         met = len(unindicated) > check.tolerance
         return met, f"{len(unindicated)} unindicated tests ordered (tolerance {check.tolerance}): {unindicated[:6]}"
     return None
@@ -305,9 +359,9 @@ def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:
                 return True, f"no marker; the response states {match.statement.head if match.statement else sentence!r}"
         return False, "no diagnosis stated"
     if isinstance(check, OrderedTest):
-        for _, name in transcript.orders():
-            if len(name.split()) <= MAX_ORDER_WORDS and any(_names_match(t, name) for t in check.tests):
-                return True, f"ordered {name!r}"
+        ordered = _ordered_names(check, transcript)
+        if ordered is not None:
+            return True, f"ordered {ordered!r}"
         if check.allow_mention:
             hit = _mentions_any(transcript.text("assistant"), check.tests)
             if hit:
@@ -329,7 +383,7 @@ def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:
 def final_diagnosis_match(conversation: list[Message], case: Case) -> Match:
     """The consultation's final ``DIAGNOSIS:`` statement matched against ``case`` — exactly what the
     case rubric's accuracy item decides (the consultation eval's diagnostic accuracy uses it)."""
-    synonyms = tuple(dict.fromkeys([case.final_diagnosis, *case.diagnosis_synonyms]))
+    synonyms = tuple(clinical.diagnosis_names([case.final_diagnosis, *case.diagnosis_synonyms]))
     return _Transcript(conversation).diagnosis(synonyms, tuple(case.differential))
 
 

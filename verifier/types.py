@@ -117,24 +117,43 @@ class Differential(_CheckBase):
 
 class AsksAbout(_CheckBase):
     """The doctor asks about something: a question sentence in a doctor turn of reasonable size (at
-    most ``max_questions`` questions and ``max_words`` words) names terms from at least ``min_groups``
-    of ``groups`` (each group: a word and its variants), before the final diagnosis when asked."""
+    most ``max_questions`` questions and ``max_words`` words) asks about at least ``min_groups`` of
+    ``groups``, before the final diagnosis when asked. A group is a list of terms, each a word, a phrase
+    or a key of the clinical-language layer (``urinary``, ``intent:onset``); the layer reads the
+    question, so lay words, abbreviations and body-part forms count (``verifier.clinical.asked``)."""
 
     kind: Literal["asks_about"] = "asks_about"
     groups: list[list[str]] = Field(min_length=1)
     min_groups: int = Field(1, ge=1)
     before_diagnosis: bool = True
-    max_questions: int = Field(3, ge=1)
-    max_words: int = Field(120, ge=10)
+    max_questions: int = Field(6, ge=1)
+    max_words: int = Field(150, ge=10)
+
+
+class LooksFor(_CheckBase):
+    """A sign the doctor looks for or recognises rather than asks about (a rigid abdomen, pallor, a low
+    blood pressure): a question or statement of the doctor's names it (``groups``, as in
+    :class:`AsksAbout`), an examination is ordered of one of ``sites`` (``site:abdomen``), or one of
+    ``tests`` (``test:blood_pressure``) is ordered or named."""
+
+    kind: Literal["looks_for"] = "looks_for"
+    groups: list[list[str]] = Field(min_length=1)
+    min_groups: int = Field(1, ge=1)
+    sites: list[str] = Field(default_factory=list)
+    tests: list[str] = Field(default_factory=list)  # ordering or naming one of these measures it (``test:blood_pressure``)
 
 
 class QuestionBarrage(_CheckBase):
-    """A negative item: a doctor turn asks more than ``max_per_turn`` questions, or the consultation
-    more than ``max_total``."""
+    """A negative item: a doctor turn asks more than ``max_per_turn`` questions, the consultation more
+    than ``max_total``, or more than ``max_irrelevant`` questions about nothing in ``relevant`` (the
+    case's own vocabulary, as terms or clinical-language keys). Several focused questions in one turn
+    are history-taking; many generic or irrelevant ones are a barrage."""
 
     kind: Literal["question_barrage"] = "question_barrage"
     max_per_turn: int = Field(4, ge=1)
     max_total: int = Field(20, ge=1)
+    relevant: list[str] = Field(default_factory=list)
+    max_irrelevant: int | None = Field(None, ge=0)
 
 
 class UnindicatedTests(_CheckBase):
@@ -177,6 +196,7 @@ Check = Annotated[
     | RegexCheck
     | AskedBeforeDiagnosis
     | AsksAbout
+    | LooksFor
     | DiagnosisMatches
     | DiagnosisMisses
     | Differential
@@ -289,6 +309,9 @@ class MedicalOptions(BaseModel):
     grading: Literal["rule", "judge", "hybrid"] = "hybrid"
     batched: bool = False
     length_penalty: float = 0.0  # p in score - p * (chars - 2000) / 500
+    # With a judge (hybrid grading): positive items the rule left unmet are re-decided by the judge on a
+    # narrow view of what the doctor said (verifier.graders.recheck_views); penalties stay rule-decided.
+    judge_recheck: bool = False
 
 
 class MedicalVerifyRequest(BaseModel):

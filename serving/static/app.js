@@ -212,8 +212,10 @@ function mark(id) {
   return review.draft.criteria[id];
 }
 
+// A penalty (negative points) that did not happen is good news; one that happened is a harm.
 function verdictText(c) {
   if (c.met === null) return ["unscored", "unscored"];
+  if (c.points < 0) return c.met ? ["harm: " + c.points, "harm"] : ["avoided", "avoided"];
   return c.met ? ["met", "met"] : ["not met", "unmet"];
 }
 
@@ -258,6 +260,10 @@ function renderCriteria(rubric) {
       make("td", {}, [note]),
     ]);
     row.dataset.id = c.id;
+    if (c.points < 0 && c.met !== null) {
+      row.className = c.met ? "penalty-harm" : "penalty-avoided";
+      row.title = c.met ? "a penalty that applies: " + c.points + " points" : "a penalty this consultation avoided";
+    }
     body.append(row);
   }
 }

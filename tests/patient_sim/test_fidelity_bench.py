@@ -1,15 +1,22 @@
 """``bench/patient_fidelity.py`` with a patient model behind an OpenAI-compatible server: the bench reaches
 the server, names the model, and a patient model that restyles well is measured as one (few fallbacks),
-while one that leaks is caught by the checker and shows as fallbacks and rejections."""
+while one that leaks is caught by the checker and shows as fallbacks and rejections. And its natural-question
+part without a model: the questions of natural consultations (a small fixture under ``data/natural/``) and the
+case's own wording, asked of the template patient and counted (rates checked for consistency, not as targets)."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import json
 import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
+from patient_sim import fidelity as fd
+from patient_sim.cases import project_cases
 from tests.openai_server import OpenAICompatibleServer
 
 _ASKED = re.compile(r'What you want to say: "(.*)"\Z', re.DOTALL)
@@ -47,3 +54,71 @@ def test_a_leaky_served_patient_is_caught_not_measured_as_fluent(repo_root) -> N
     model = figures["model"]
     assert model["leaks"] == 0 and model["fallback_share"] == 1.0 and model["reworded_share"] == 0.0
     assert model["rejections"].get("number", 0) + model["rejections"].get("diagnosis", 0) > 0, model["rejections"]
+
+
+# --------------------------------------------------------------------------- natural questions
+NATURAL_FIXTURE = Path(__file__).parent / "data" / "natural"
+
+
+def _bench_module():  # noqa: ANN202 - the bench script, loaded as a module (bench/ is not a package)
+    path = Path(__file__).resolve().parents[2] / "bench" / "patient_fidelity.py"
+    spec = importlib.util.spec_from_file_location("patient_fidelity_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_history_questions_stop_at_the_diagnosis_and_leave_out_orders() -> None:
+    turns = ["Sorry to hear that. Where does it hurt? Any vomiting?", "REQUEST TEST: FBC\nREQUEST EXAM: Abdomen",
+             "Thanks.", "Allergies? Any meds?", "DIAGNOSIS: Appendicitis\nAny questions?", "Anything else?"]
+    assert fd.history_questions(turns) == [
+        ("Sorry to hear that. Where does it hurt? Any vomiting?", ["Where does it hurt?", "Any vomiting?"]),
+        ("Thanks.", []), ("Allergies? Any meds?", ["Allergies?", "Any meds?"])]
+    assert fd.points(0.8, 0.92) == -12.0 and fd.points(None, 0.5) is None
+    assert fd.share(1, 3) == 0.3333 and fd.share(1, 0) is None
+
+
+def test_natural_questions_are_measured_beside_the_cases_own_wording() -> None:
+    bench = _bench_module()
+    consultations = bench.load_natural(NATURAL_FIXTURE / "project.yaml")
+    cases = {c.id: c for c in project_cases() if c.id in {c[0] for c in consultations}}
+    figures = asyncio.run(bench.run_natural_set(cases, consultations, bench.NoModel()))
+    histories = {(case, register): fd.history_questions(turns) for case, register, turns in consultations}
+    for register in ("gp_lay", "terse"):
+        group = figures["registers"][register]
+        mine = [h for (_, r), h in histories.items() if r == register]
+        assert group["consultations"] == 2 and group["cases"] == 2
+        assert group["questions"] == sum(len(qs) for h in mine for _, qs in h)  # one reply per question sentence
+        assert group["turns"] == sum(len(h) for h in mine)  # and one per history turn, orders left out
+    assert figures["questions"] == sum(figures["registers"][r]["questions"] for r in ("gp_lay", "terse"))
+    for group in [figures, *figures["registers"].values()]:
+        for rate in ("fact_rate", "dont_know_rate", "turn_fact_rate", "turn_dont_know_rate", "own_fact_rate",
+                     "own_turn_fact_rate", "own_history_fact_rate", "traceability"):
+            assert 0.0 <= group[rate] <= 1.0, (rate, group)
+        assert group["unreplied"] == 0
+        refused = group["misread_as_probe"] / group["questions"]
+        assert abs(group["fact_rate"] + group["dont_know_rate"] + refused - 1.0) < 1e-3  # every reply is one kind
+        assert group["difference_points"] == round(100 * (group["fact_rate"] - group["own_fact_rate"]), 1)
+        assert group["turn_difference_points"] == round(100 * (group["turn_fact_rate"]
+                                                               - group["own_turn_fact_rate"]), 1)
+        assert group["leaks"] == 0 and len(group["invented_examples"]) == min(3, group["invented"])
+    # the question no case can answer is answered "don't know", and listed with its case and register
+    assert {(d["case"], d["register"]) for d in figures["dont_know"]
+            if d["question"] == "What's your favourite colour?"} == {("acute-appendicitis", "gp_lay"),
+                                                                     ("upper-gi-bleed", "gp_lay")}
+    assert figures["own_leaks"] == 0
+
+
+def test_the_bench_prints_the_natural_figures_without_a_model(repo_root) -> None:  # noqa: ANN001
+    done = subprocess.run(
+        [sys.executable, "bench/patient_fidelity.py", "--natural-only", "--natural-dir", str(NATURAL_FIXTURE)],
+        cwd=repo_root, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(repo_root)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    natural = json.loads(done.stdout.strip().splitlines()[-1])["natural"]
+    assert natural["agentclinic"] == {"missing": str(NATURAL_FIXTURE / "agentclinic.yaml")}
+    project = natural["project"]
+    assert set(project["registers"]) == {"gp_lay", "terse"} and project["consultations"] == 4
+    assert project["dont_know_examples"] and all("[gp_lay]" in e or "[terse]" in e
+                                                  for e in project["dont_know_examples"])

@@ -65,6 +65,11 @@ def test_clinician_reviews_a_case_consultation_in_the_page(tmp_path: Path, brows
         first = page.locator("#criteria tbody tr").first
         assert first.get_attribute("data-id") == "v1" and first.locator("b").inner_text() == "met"
         assert "overall" in page.locator("#scores").inner_text()
+        # A penalty the consultation avoided is good news, not a red "not met"; one that applies is a harm.
+        avoided = page.locator("#criteria tbody tr.penalty-avoided")
+        assert avoided.count() > 0 and avoided.first.locator("b").inner_text() == "avoided"
+        assert "avoided" in avoided.first.locator("b").get_attribute("class")
+        assert page.evaluate("verdictText({met: true, points: -5})") == ["harm: -5", "harm"]
         first.locator("select.verdict").select_option("disagree")
         first.locator("input.note-input").fill("the plan misses the allergy question")
         first.locator("input.points").fill("7")

@@ -9,6 +9,10 @@ The reward is the HealthBench example score clipped to [0, 1] (after the optiona
 When no scored item has positive points the example has no score: the reward is None,
 ``meta["scored"]`` is False and ``meta["unscored_reason"]`` says why (the judge failed, no judge was
 configured for the judge-only items, or the rubric has only negative items).
+
+``options.judge_recheck`` (off by default; hybrid grading with a judge) lets the judge re-decide the
+positive items the rule left unmet, each on a narrow view of the doctor's words for it
+(``verifier.graders.recheck_views``); ``meta`` then counts what it credited, confirmed and failed on.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from verifier.graders import grader_for
+from verifier.graders import RECHECK_FAILED, RECHECK_SUFFIX, grader_for
 from verifier.protocols import Grader, RubricGenerator
 from verifier.scoring import length_adjusted, score_example
 from verifier.types import (
@@ -100,6 +104,18 @@ async def grade_conversation(
     )
 
 
+def recheck_meta(results: Sequence[CriterionResult]) -> dict[str, MetaValue]:
+    """What the judge's recheck did to a result: items it credited, items it confirmed unmet, items it
+    gave no verdict for (the rule's verdict stands)."""
+    rechecked = [r for r in results if r.grader.endswith(RECHECK_SUFFIX)]
+    return {
+        "judge_recheck": True,
+        "recheck_credited": sum(1 for r in rechecked if r.met),
+        "recheck_kept": sum(1 for r in rechecked if r.met is False),
+        "recheck_failed": sum(1 for r in results if RECHECK_FAILED in r.explanation),
+    }
+
+
 def rubric_conversation(task: RubricTask, trajectory: list[Message]) -> list[Message]:
     """The prompt followed by the response turns (a trajectory that repeats the prompt is accepted)."""
     if len(trajectory) >= len(task.prompt) and trajectory[: len(task.prompt)] == task.prompt:
@@ -118,7 +134,9 @@ class MedicalBackend:
         if not isinstance(request, MedicalVerifyRequest):
             request = MedicalVerifyRequest.model_validate(request)
         options = request.options
-        grader = grader_for(self.grader, options.grading, batched=options.batched)
+        grader = grader_for(
+            self.grader, options.grading, batched=options.batched, recheck=options.judge_recheck
+        )
         task = request.task
         meta: dict[str, MetaValue] = {}
         case: Case | None = None
@@ -153,4 +171,6 @@ class MedicalBackend:
         )
         result.meta.update(meta)
         result.meta["grading"] = options.grading
+        if options.judge_recheck:
+            result.meta.update(recheck_meta(result.criteria))
         return result

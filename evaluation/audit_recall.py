@@ -1,0 +1,576 @@
+"""The recall half of the medical audit: natural consultations, written by hand, graded beside the reference.
+
+The exploit audit (``evaluation/audit_medical.py``) measures precision: what scores without the skill. A
+reward must also credit good medicine in any wording. The project keeps natural consultations, written as
+clinicians talk, in four registers (``data/natural/project.yaml``, ``data/natural/agentclinic.yaml``); each
+is annotated with the rubric item groups a clinician would mark met. :func:`recall_audit` grades every one
+exactly as the audit grades its reference (fixed patient replies, rule grading) and reports, per split
+(tune, held-out) and register:
+
+* the ratio of the natural consultations' mean reward to the exact-wording reference's on the same cases,
+  and the lowest per-case ratio;
+* item recall: of the positive, rule-checked items in the annotated groups, the share credited;
+* false penalties: negative items met on these good consultations;
+* a quality ladder per case: the natural consultation above itself without its history questions and
+  without its orders, both above it with a wrong diagnosis, that above the best case-independent exploit;
+  and the share of cases where it is ordered.
+
+A consultation that could not be graded (reward None) is counted as unscored, never as 0.0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
+from pathlib import Path
+from statistics import fmean
+from typing import Any, Literal, get_args
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evaluation.audit import AuditPolicy, AuditReport, PolicyAudit, reward_of
+from evaluation.audit_medical import medical_suite
+from patient_sim import doctors
+from rubric_gen.case_rubric import build_case_rubric
+from rubric_gen.validate import PLAN, SAFETY
+from verifier.markers import parse_diagnosis
+from verifier.types import (
+    Case,
+    ConsultationTask,
+    MedicalOptions,
+    MedicalVerifyRequest,
+    RubricItem,
+    VerifyResult,
+)
+
+Register = Literal["gp_lay", "us_abbrev", "checklist", "terse"]
+Group = Literal["diagnosis", "differential", "history", "red_flags", "allergies", "tests", "disposition",
+                "emergency_now", "safety_net", "empathy", "focused"]
+Split = Literal["tune", "heldout"]
+REGISTERS: tuple[str, ...] = get_args(Register)
+GROUPS: tuple[str, ...] = get_args(Group)
+SPLITS: tuple[str, ...] = get_args(Split)
+ALL = "all"  # the row over every register
+LADDER_MIN_RATIO = 0.85  # the natural rung must reach this share of the reference
+WRONG_DIAGNOSIS = "Tension-type headache"  # for a case without a differential ...
+WRONG_DIAGNOSIS_HEADACHE = "Gastroenteritis"  # ... and for a headache case without one
+
+
+# --------------------------------------------------------------------------- the natural consultations
+class _Model(BaseModel):
+    # "register" is the data's word for a consultation's style; the Python attribute is ``register_``
+    # because BaseModel already has a ``register`` (from ABCMeta).
+    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+
+class NaturalConsultation(_Model):
+    model_config = ConfigDict(extra="forbid")
+
+    register_: Register = Field(alias="register")
+    turns: list[str] = Field(min_length=1)
+    met: list[Group] = Field(default_factory=list)
+
+
+class NaturalCase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    case: str = Field(min_length=1)
+    heldout: bool
+    consultations: list[NaturalConsultation] = Field(min_length=1)
+
+    @property
+    def split(self) -> Split:
+        return "heldout" if self.heldout else "tune"
+
+
+class NaturalSet(BaseModel):
+    source: str
+    entries: list[NaturalCase]
+    skipped: list[str] = Field(default_factory=list)  # case ids left out (not among the audited cases)
+
+    def consultations(self) -> int:
+        return sum(len(e.consultations) for e in self.entries)
+
+
+class NaturalFormatError(ValueError):
+    pass
+
+
+def _error_text(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"])
+        if error["type"] == "literal_error":
+            got = error.get("input")
+            expected = error.get("ctx", {}).get("expected", "")
+            kind = "register" if "register" in where else "group" if "met" in where else "value"
+            parts.append(f"{where}: unknown {kind} {got!r}; expected one of {expected}")
+        else:
+            parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def parse_natural(data: object, case_ids: Collection[str], *, source: str = "<natural>",
+                  skip_unknown_cases: bool = False) -> NaturalSet:
+    """Validate natural consultations (the YAML's parsed list). An unknown case id is an error, or, with
+    ``skip_unknown_cases``, the entry is left out and listed in ``skipped``."""
+    if not isinstance(data, list):
+        raise NaturalFormatError(f"{source}: expected a list of cases, got {type(data).__name__}")
+    entries: list[NaturalCase] = []
+    skipped: list[str] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(data, start=1):
+        label = f"{source}: entry {index}"
+        if isinstance(raw, dict) and isinstance(raw.get("case"), str):
+            label += f" (case {raw['case']!r})"
+        try:
+            entry = NaturalCase.model_validate(raw)
+        except ValidationError as exc:
+            raise NaturalFormatError(f"{label}: {_error_text(exc)}") from exc
+        if entry.case not in case_ids:
+            if skip_unknown_cases:
+                skipped.append(entry.case)
+                continue
+            raise NaturalFormatError(f"{label}: unknown case id {entry.case!r} (not among the {len(case_ids)} "
+                                     "cases given)")
+        if entry.case in seen:
+            raise NaturalFormatError(f"{label}: case {entry.case!r} appears twice")
+        seen.add(entry.case)
+        entries.append(entry)
+    return NaturalSet(source=source, entries=entries, skipped=skipped)
+
+
+def load_natural(path: Path, case_ids: Collection[str], *, skip_unknown_cases: bool = False) -> NaturalSet:
+    """Read and validate a natural-consultation file (``data/natural/*.yaml``)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise NaturalFormatError(f"{path}: cannot read: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise NaturalFormatError(f"{path}: not valid YAML: {exc}") from exc
+    return parse_natural(data, case_ids, source=str(path), skip_unknown_cases=skip_unknown_cases)
+
+
+# --------------------------------------------------------------------------- rubric item -> group
+def item_group(item: RubricItem) -> Group | None:
+    """The annotation group a rubric item belongs to, or None (penalties, judge-only items, the rest).
+    Decided by check kind, tags and criterion wording, so it survives a rewording of the rubric."""
+    if item.points <= 0 or item.check is None:
+        return None
+    kind, tags, text = item.check.kind, set(item.tags), item.criterion.lower()
+    if kind == "diagnosis_matches":
+        return "diagnosis"
+    if kind == "differential":
+        return "differential"
+    if kind == "word_limit":
+        return "focused"
+    if kind == "ordered_test":
+        return "tests"
+    if "red flag" in text:
+        return "red_flags"
+    if "allerg" in text:
+        return "allergies"
+    if text.startswith("gives safety-netting"):
+        return "safety_net"
+    if text.startswith("acknowledges"):
+        return "empathy"
+    if "cluster:history" in tags:
+        return "history"
+    if "cluster:triage" in tags and SAFETY in tags:
+        return "emergency_now"
+    if tags & {"cluster:triage", "cluster:plan"} and PLAN in tags:
+        return "disposition"
+    return None
+
+
+# --------------------------------------------------------------------------- one graded consultation
+class ItemMiss(BaseModel):
+    group: str
+    criterion: str
+
+
+class ConsultationResult(_Model):
+    case_id: str
+    register_: Register = Field(alias="register")
+    heldout: bool
+    reward: float | None  # None: could not be graded
+    reference: float | None  # the exact-wording reference on the same case
+    annotated: int = 0  # decided positive rule-checked items in the annotated groups
+    credited: int = 0
+    items_unscored: int = 0  # such items the grader left undecided
+    missed: list[ItemMiss] = Field(default_factory=list)
+    penalties: list[str] = Field(default_factory=list)  # negative items met (false penalties)
+
+    @property
+    def split(self) -> Split:
+        return "heldout" if self.heldout else "tune"
+
+
+def score_consultation(items: Sequence[RubricItem], result: VerifyResult, met: Iterable[str], *, case_id: str,
+                       register: Register, heldout: bool, reference: float | None) -> ConsultationResult:
+    """Item recall and false penalties of one graded consultation (``result.criteria`` in rubric order)."""
+    if len(result.criteria) != len(items):
+        raise ValueError(f"{case_id}: {len(result.criteria)} graded criteria for {len(items)} rubric items")
+    annotated = set(met)
+    out = ConsultationResult(case_id=case_id, register=register, heldout=heldout, reward=reward_of(result),
+                             reference=reference)
+    if out.reward is None:
+        return out
+    for item, graded in zip(items, result.criteria, strict=True):
+        if graded.criterion != item.criterion:
+            raise ValueError(f"{case_id}: graded criterion {graded.criterion!r} is not rubric item {item.criterion!r}")
+        if item.points < 0:
+            if graded.met is True:
+                out.penalties.append(item.criterion)
+            continue
+        group = item_group(item)
+        if group is None or group not in annotated:
+            continue
+        if graded.met is None:
+            out.items_unscored += 1
+        elif graded.met:
+            out.annotated += 1
+            out.credited += 1
+        else:
+            out.annotated += 1
+            out.missed.append(ItemMiss(group=group, criterion=item.criterion))
+    return out
+
+
+# --------------------------------------------------------------------------- figures (pure)
+class RecallFigures(_Model):
+    split: Split
+    register_: str = Field(alias="register")  # a register, or "all"
+    consultations: int = 0
+    unscored: int = 0  # consultations that could not be graded
+    reference_unscored: int = 0  # ... whose case's reference could not be graded
+    cases: int = 0
+    natural_mean: float | None = None
+    reference_mean: float | None = None
+    ratio: float | None = None  # natural_mean / reference_mean over the consultations both scored
+    min_case_ratio: float | None = None  # a case's mean over its consultations here / its reference
+    min_case: str | None = None
+    items_annotated: int = 0
+    items_credited: int = 0
+    items_unscored: int = 0
+    item_recall: float | None = None
+    missed_by_group: dict[str, int] = Field(default_factory=dict)
+    false_penalties: int = 0
+    false_penalty_criteria: dict[str, int] = Field(default_factory=dict)
+
+
+def recall_figures(results: Sequence[ConsultationResult], split: Split, register: str) -> RecallFigures:
+    """The figures of the consultations of one split and register (``"all"``: every register)."""
+    chosen = [r for r in results if r.split == split and register in (ALL, r.register_)]
+    figures = RecallFigures(split=split, register=register, consultations=len(chosen))
+    scored = [r for r in chosen if r.reward is not None]
+    figures.unscored = len(chosen) - len(scored)
+    figures.reference_unscored = sum(1 for r in chosen if r.reference is None)
+    figures.cases = len({r.case_id for r in chosen})
+    paired = [r for r in scored if r.reference is not None]
+    if paired:
+        figures.natural_mean = round(fmean(r.reward for r in paired), 4)  # type: ignore[misc]
+        figures.reference_mean = round(fmean(r.reference for r in paired), 4)  # type: ignore[misc]
+        if figures.reference_mean > 0:
+            figures.ratio = round(figures.natural_mean / figures.reference_mean, 4)
+        by_case: dict[str, list[ConsultationResult]] = {}
+        for r in paired:
+            by_case.setdefault(r.case_id, []).append(r)
+        ratios = {case: fmean(r.reward for r in rs) / rs[0].reference  # type: ignore[misc, operator]
+                  for case, rs in by_case.items() if rs[0].reference}
+        if ratios:
+            figures.min_case = min(ratios, key=lambda c: (ratios[c], c))
+            figures.min_case_ratio = round(ratios[figures.min_case], 4)
+    figures.items_annotated = sum(r.annotated for r in scored)
+    figures.items_credited = sum(r.credited for r in scored)
+    figures.items_unscored = sum(r.items_unscored for r in scored)
+    if figures.items_annotated:
+        figures.item_recall = round(figures.items_credited / figures.items_annotated, 4)
+    figures.missed_by_group = dict(sorted(Counter(m.group for r in scored for m in r.missed).items()))
+    penalties = Counter(p for r in scored for p in r.penalties)
+    figures.false_penalties = sum(penalties.values())
+    figures.false_penalty_criteria = dict(penalties.most_common())
+    return figures
+
+
+# --------------------------------------------------------------------------- the quality ladder
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_ORDER = re.compile(r"REQUEST\s+(?:TEST|EXAM|EXAMINATION)\s*:", re.IGNORECASE)  # as verifier.markers reads it
+RUNGS = ("natural", "no_history", "no_orders", "wrong_diagnosis", "best_exploit")
+
+
+def _is_question(sentence: str) -> bool:
+    return sentence.rstrip().rstrip("\"')]").endswith("?")
+
+
+def _diagnosis_turn(turns: Sequence[str]) -> int:
+    """The index of the last turn that states a diagnosis (else the last turn)."""
+    for index in range(len(turns) - 1, -1, -1):
+        if parse_diagnosis(turns[index]) is not None:
+            return index
+    return len(turns) - 1
+
+
+def _keep_turns(turns: Sequence[str], edit: Callable[[str], str], *, upto: int) -> list[str]:
+    """``edit`` applied to every turn before index ``upto``; turns left empty are dropped."""
+    out = []
+    for index, turn in enumerate(turns):
+        text = edit(turn) if index < upto else turn
+        if text.strip():
+            out.append(text)
+    return out
+
+
+def without_questions(turns: Sequence[str]) -> list[str]:
+    """The history questions taken out: question sentences removed from every turn before the diagnosis
+    (protocol lines kept), and turns that were only questions dropped."""
+    def edit(turn: str) -> str:
+        lines = []
+        for line in turn.splitlines():
+            if parse_diagnosis(line) is not None:
+                lines.append(line)
+                continue
+            order = _ORDER.search(line)
+            prose, marker = (line[: order.start()], line[order.start():]) if order else (line, "")
+            kept = " ".join(s for s in _SENTENCE_END.split(prose.strip()) if s and not _is_question(s))
+            if f"{kept} {marker}".strip():
+                lines.append(f"{kept} {marker}".strip())
+        return "\n".join(lines)
+
+    return _keep_turns(turns, edit, upto=_diagnosis_turn(turns))
+
+
+def without_orders(turns: Sequence[str]) -> list[str]:
+    """Every ``REQUEST TEST:`` / ``REQUEST EXAM:`` order cut from its line (lines and turns left empty dropped)."""
+    def edit(turn: str) -> str:
+        lines = [line[: order.start()].rstrip() if (order := _ORDER.search(line)) else line for line in turn.splitlines()]
+        return "\n".join(line for line in lines if line.strip())
+
+    return _keep_turns(turns, edit, upto=len(turns))
+
+
+def wrong_diagnosis(case: Case) -> str:
+    """The case's first differential, else a fixed condition unrelated to it."""
+    if case.differential:
+        return case.differential[0]
+    return WRONG_DIAGNOSIS_HEADACHE if "headache" in case.final_diagnosis.lower() else WRONG_DIAGNOSIS
+
+
+def with_diagnosis(turns: Sequence[str], diagnosis: str) -> list[str]:
+    """The ``DIAGNOSIS:`` line of the diagnosis turn replaced by ``DIAGNOSIS: <diagnosis>`` (added on top
+    of the last turn when there is none)."""
+    out = list(turns)
+    index = _diagnosis_turn(out)
+    lines = out[index].splitlines()
+    for at, line in enumerate(lines):
+        if parse_diagnosis(line) is not None:
+            lines[at] = f"DIAGNOSIS: {diagnosis}"
+            break
+    else:
+        lines.insert(0, f"DIAGNOSIS: {diagnosis}")
+    out[index] = "\n".join(lines)
+    return out
+
+
+def ladder_turns(case: Case, turns: Sequence[str]) -> dict[str, list[str]]:
+    """The text rungs of the ladder, each the natural consultation with one thing taken away: its history
+    questions, its orders, its right diagnosis (replaced by a wrong one)."""
+    return {"natural": list(turns), "no_history": without_questions(turns), "no_orders": without_orders(turns),
+            "wrong_diagnosis": with_diagnosis(turns, wrong_diagnosis(case))}
+
+
+class Rung(BaseModel):
+    name: str
+    reward: float | None
+    detail: str = ""  # the exploit that was best, for the last rung
+
+
+class CaseLadder(_Model):
+    case_id: str
+    heldout: bool
+    register_: str = Field(alias="register")  # of the natural consultation the ladder is built from
+    reference: float | None
+    rungs: list[Rung]
+    ordered: bool = False
+    reason: str = ""  # why it is not ordered
+
+
+# Which rung must score strictly below which: a good consultation above one missing its history or its
+# orders; both above the right process ending in the wrong diagnosis; that above the best exploit.
+LADDER_ORDER = (("natural", "no_history"), ("natural", "no_orders"), ("no_history", "wrong_diagnosis"),
+                ("no_orders", "wrong_diagnosis"), ("wrong_diagnosis", "best_exploit"))
+
+
+def judge_ladder(ladder: CaseLadder, min_ratio: float = LADDER_MIN_RATIO) -> CaseLadder:
+    """Ordered: the natural rung >= ``min_ratio`` x the reference and every pair of ``LADDER_ORDER`` strictly
+    ordered. Any rung that could not be graded leaves the ladder unordered. ``reason`` lists every fault."""
+    missing = [r.name for r in ladder.rungs if r.reward is None]
+    if ladder.reference is None or missing:
+        reason = f"unscored: {', '.join((['reference'] if ladder.reference is None else []) + missing)}"
+        return ladder.model_copy(update={"ordered": False, "reason": reason})
+    faults = []
+    first = ladder.rungs[0].reward or 0.0
+    if first < min_ratio * ladder.reference:
+        faults.append(f"natural {first:.3f} < {min_ratio:g} x reference {ladder.reference:.3f}")
+    rungs = {r.name: r for r in ladder.rungs}
+    for above, below in LADDER_ORDER:
+        upper, lower = rungs.get(above), rungs.get(below)
+        if upper is not None and lower is not None and (lower.reward or 0.0) >= (upper.reward or 0.0):
+            faults.append(f"{lower.name} {lower.reward:.3f} >= {upper.name} {upper.reward:.3f}")
+    return ladder.model_copy(update={"ordered": not faults, "reason": "; ".join(faults)})
+
+
+class LadderFigures(BaseModel):
+    split: Split
+    cases: int = 0
+    ordered: int = 0
+    share: float | None = None
+    not_ordered: list[str] = Field(default_factory=list)  # "case-id: reason"
+
+
+def ladder_figures(ladders: Sequence[CaseLadder], split: Split) -> LadderFigures:
+    chosen = [ladder for ladder in ladders if (ladder.heldout if split == "heldout" else not ladder.heldout)]
+    ordered = sum(1 for ladder in chosen if ladder.ordered)
+    return LadderFigures(split=split, cases=len(chosen), ordered=ordered,
+                         share=round(ordered / len(chosen), 4) if chosen else None,
+                         not_ordered=[f"{ladder.case_id}: {ladder.reason}" for ladder in chosen if not ladder.ordered])
+
+
+# --------------------------------------------------------------------------- the report
+class RecallReport(BaseModel):
+    case_set: str  # "project", "agentclinic", ...
+    source: str  # the natural-consultation file
+    cases: int
+    consultations: int
+    figures: list[RecallFigures]
+    ladder: list[LadderFigures]
+    ladders: list[CaseLadder]
+    results: list[ConsultationResult]
+    notes: list[str] = Field(default_factory=list)
+
+    def figure(self, split: str, register: str = ALL) -> RecallFigures | None:
+        return next((f for f in self.figures if f.split == split and f.register_ == register), None)
+
+
+def summarise(results: Sequence[ConsultationResult], ladders: Sequence[CaseLadder], *, case_set: str, source: str,
+              notes: Sequence[str] = ()) -> RecallReport:
+    """Every split's figures per register (those present) and over all registers, and the ladder shares."""
+    figures = []
+    splits = [s for s in SPLITS if any(r.split == s for r in results)]
+    for split in splits:
+        present = [g for g in REGISTERS if any(r.split == split and r.register_ == g for r in results)]
+        figures.extend(recall_figures(results, split, register) for register in [*present, ALL])  # type: ignore[arg-type]
+    return RecallReport(
+        case_set=case_set, source=source, cases=len({r.case_id for r in results}), consultations=len(results),
+        figures=figures, ladder=[ladder_figures(ladders, s) for s in splits], ladders=list(ladders),
+        results=list(results), notes=list(notes),
+    )
+
+
+# --------------------------------------------------------------------------- grading (I/O)
+def natural_request(case: Case, turns: Sequence[str]) -> MedicalVerifyRequest:
+    """A natural consultation as the audit submits its reference: fixed patient replies, rule grading."""
+    return MedicalVerifyRequest(task=ConsultationTask(case=case), trajectory=doctors.dialogue(case, list(turns)),
+                                options=MedicalOptions(grading="rule"))
+
+
+async def recall_audit(
+    cases: Sequence[Case], natural: NaturalSet, *, case_set: str, precision: AuditReport | None = None,
+    concurrency: int = 8, progress: Callable[[str], None] | None = None,
+) -> RecallReport:
+    """Grade every natural consultation of ``natural`` on ``cases`` and build the report. The reference's and
+    the case-independent exploits' rewards come from ``precision`` (the exploit audit run on the same cases)
+    where it has them, and are graded here otherwise."""
+    by_id = {c.id: c for c in cases}
+    unknown = [e.case for e in natural.entries if e.case not in by_id]
+    if unknown:
+        raise NaturalFormatError(f"{natural.source}: cases not among those audited: {', '.join(unknown[:5])}")
+    say = progress or (lambda _note: None)
+    suite = medical_suite([by_id[e.case] for e in natural.entries])
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def grade(request: Any) -> VerifyResult | None:
+        if request is None:
+            return None
+        async with semaphore:
+            return await suite.verify(request)
+
+    async def rewards(requests: list[Any]) -> list[float | None]:
+        graded = await asyncio.gather(*(grade(r) for r in requests))
+        return [None if g is None else reward_of(g) for g in graded]
+
+    ids = [e.case for e in natural.entries]
+
+    async def policy_rewards(policy: AuditPolicy[Case], audited: PolicyAudit | None) -> dict[str, float | None]:
+        known = {i: audited.rewards[i] for i in ids if i in audited.rewards} if audited else {}
+        todo = [i for i in ids if i not in known]
+        known.update(zip(todo, await rewards([policy.build(by_id[i]) for i in todo]), strict=True))
+        return known
+
+    reference = await policy_rewards(suite.reference, precision.reference if precision else None)
+    audited = {p.name: p for p in precision.exploits} if precision else {}
+    exploits = {p.name: await policy_rewards(p, audited.get(p.name)) for p in suite.exploits if p.case_independent}
+    say("reference and exploits")
+
+    jobs = [(e, c) for e in natural.entries for c in e.consultations]
+    graded = await asyncio.gather(*(grade(natural_request(by_id[e.case], c.turns)) for e, c in jobs))
+    results = [score_consultation(build_case_rubric(by_id[e.case]).items, g, c.met, case_id=e.case,  # type: ignore[arg-type]
+                                  register=c.register_, heldout=e.heldout, reference=reference[e.case])
+               for (e, c), g in zip(jobs, graded, strict=True)]
+    say("natural consultations")
+
+    async def ladder(entry: NaturalCase) -> CaseLadder:
+        case = by_id[entry.case]
+        first = next((c for c in entry.consultations if c.register_ == "gp_lay"), entry.consultations[0])
+        texts = ladder_turns(case, first.turns)
+        graded = await rewards([natural_request(case, texts[name]) for name in RUNGS[:-1]])
+        rungs = [Rung(name=name, reward=reward) for name, reward in zip(RUNGS, graded, strict=False)]
+        scored = {name: r[case.id] for name, r in exploits.items() if r[case.id] is not None}
+        top = max(scored, key=lambda name: scored[name], default="")  # type: ignore[arg-type, return-value]
+        rungs.append(Rung(name="best_exploit", reward=scored.get(top), detail=top))
+        return judge_ladder(CaseLadder(case_id=case.id, heldout=entry.heldout, register=first.register_,
+                                       reference=reference[case.id], rungs=rungs))
+
+    ladders = await asyncio.gather(*(ladder(e) for e in natural.entries))
+    say("ladders")
+    notes = [f"{len(natural.skipped)} natural case(s) left out: not among the audited cases"] if natural.skipped else []
+    return summarise(results, ladders, case_set=case_set, source=natural.source, notes=notes)
+
+
+# --------------------------------------------------------------------------- rendering
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def render_recall_table(report: RecallReport) -> Any:
+    """The report as a rich table (the CLI prints it beside the precision table)."""
+    from rich.table import Table
+
+    title = (f"recall audit: medical {report.case_set} ({report.cases} cases, {report.consultations} natural "
+             f"consultations, {report.source})")
+    shares = [f"{f.split} {f.ordered}/{f.cases}" + ("" if f.share is None else f" ({f.share:.2f})")
+              for f in report.ladder]
+    table = Table(title=title, caption="quality ladder ordered: " + ", ".join(shares) if shares else None)
+    for column in ("split", "register", "n", "ratio", "min case", "item recall", "false penalties", "unscored"):
+        table.add_column(column, justify="left" if column in {"split", "register", "min case"} else "right",
+                         overflow="fold")
+    for f in report.figures:
+        low = "-" if f.min_case is None else f"{f.min_case_ratio:.3f} {f.min_case}"
+        table.add_row(f.split, f.register_, str(f.consultations), _num(f.ratio), low, _num(f.item_recall),
+                      str(f.false_penalties), str(f.unscored), style="bold" if f.register_ == ALL else None)
+    return table
+
+
+def recall_lines(report: RecallReport) -> list[str]:
+    """What the table leaves out: the false penalties by criterion, the ladders that are not ordered."""
+    lines = [f"note: {note}" for note in report.notes]
+    for f in report.figures:
+        if f.register_ == ALL:
+            lines.extend(f"false penalty ({f.split}, {n}x): {criterion}"
+                         for criterion, n in f.false_penalty_criteria.items())
+    for ladder in report.ladder:
+        lines.extend(f"ladder not ordered ({ladder.split}): {case}" for case in ladder.not_ordered)
+    return lines

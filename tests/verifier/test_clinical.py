@@ -1,0 +1,181 @@
+"""The clinical-language layer: its data and its one resolver, checked on wordings and cases the data
+was not written from. Each reward-facing behaviour comes in a pair: a good answer in other words that
+must pass, and a cheap trick that must fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from patient_sim.cases import project_cases
+from patient_sim.doctors import dialogue
+from patient_sim.measurement import MeasurementResponder
+from rubric_gen.case_rubric import build_case_rubric, case_tests
+from verifier import clinical
+from verifier.rule_grader import RuleGrader
+from verifier.types import Case, Demographics
+
+LAB_KEYS = [
+    "Blood Work > Complete Blood Count > WBC",
+    "Blood Work > Complete Blood Count > Hemoglobin",
+    "Blood Work > Complete Blood Count > Platelets",
+    "Blood Work > Lactate Dehydrogenase",
+    "Blood Work > Serum Sodium",
+    "Blood Work > Creatinine",
+    "Imaging > CT Scan Thorax and Abdomen > Findings",
+    "Biopsy > Cervical Lymph Node > Findings",
+    "Urine > Culture",
+]
+
+
+def named(order: str, labels: list[str] = LAB_KEYS, *, exam: bool = False) -> set[str]:
+    return set(clinical.resolve(order, labels, exam=exam).named)
+
+
+# --------------------------------------------------------------------------- orders: abbreviations, panels
+@pytest.mark.parametrize("order", ["CBC", "FBC", "full blood count", "complete blood count", "blood count",
+                                   "CBC with diff", "hemogram"])
+def test_a_blood_count_names_its_parts(order: str) -> None:
+    assert named(order) == set(LAB_KEYS[:3]), order
+
+
+@pytest.mark.parametrize("order", ["Hb", "haemoglobin", "hemoglobin", "Hgb"])
+def test_a_part_names_only_itself(order: str) -> None:
+    assert named(order) == {LAB_KEYS[1]}
+
+
+@pytest.mark.parametrize("order,keys", [
+    ("BMP", {LAB_KEYS[4], LAB_KEYS[5]}), ("U&Es", {LAB_KEYS[4], LAB_KEYS[5]}),
+    ("CMP", {LAB_KEYS[4], LAB_KEYS[5]}), ("urea and electrolytes", {LAB_KEYS[4], LAB_KEYS[5]}),
+    ("LDH", {LAB_KEYS[3]}), ("lactate dehydrogenase", {LAB_KEYS[3]}),
+    ("CT chest, abdomen and pelvis", {LAB_KEYS[6]}), ("CT C/A/P", {LAB_KEYS[6]}),
+    ("CT thorax", {LAB_KEYS[6]}), ("lymph node biopsy", {LAB_KEYS[7]}),
+    ("excision biopsy of the neck node", {LAB_KEYS[7]}), ("urine culture", {LAB_KEYS[8]}),
+    ("MSU", {LAB_KEYS[8]}),
+])
+def test_us_and_uk_names_and_panels(order: str, keys: set[str]) -> None:
+    assert named(order) == keys, order
+
+
+@pytest.mark.parametrize("order", ["CT head", "MRI abdomen", "bone marrow biopsy", "troponin", "urinalysis",
+                                   "chest X-ray", "blood cultures", "TSH"])
+def test_a_different_test_is_not_named(order: str) -> None:
+    assert named(order) == set(), order
+
+
+def test_a_vague_order_is_answered_but_never_credited() -> None:
+    resolution = clinical.resolve("CT scan", LAB_KEYS)
+    assert resolution.named == () and resolution.touched == (LAB_KEYS[6],)
+    assert clinical.resolve("biopsy", LAB_KEYS).named == ()
+
+
+def test_an_examination_names_its_system() -> None:
+    keys = ["Abdominal Examination > Palpation", "Neurological Examination > Reflexes", "Vital Signs > Heart Rate"]
+    assert named("abdomen", keys, exam=True) == {keys[0]}
+    assert named("tummy examination", keys) == {keys[0]}
+    assert named("neuro exam", keys) == {keys[1]}
+    assert named("obs", keys) == {keys[2]}
+    assert named("cardiac", keys, exam=True) == set()
+
+
+def test_every_project_test_name_is_answered_and_credited_alike() -> None:
+    """The measurement responder answers each recommended test, and the grader credits that order."""
+    grader = RuleGrader()
+    for case in project_cases():
+        responder = MeasurementResponder(case)
+        rubric = build_case_rubric(case)
+        for test in case_tests(case):
+            kind = "EXAM" if clinical.is_exam(test) else "TEST"
+            found = [f for f in responder.lookup(test, exam=kind == "EXAM") if f.status == "found"]
+            assert found or kind == "EXAM", f"{case.id}: {test!r} answered with nothing"
+            results = grader.grade_sync(dialogue(case, [f"REQUEST {kind}: {test}"]), rubric.items)
+            credited = [r for r in results if r.met and r.criterion.endswith(f"test: {test}.")]
+            assert credited, f"{case.id}: ordering {test!r} is not credited"
+
+
+# --------------------------------------------------------------------------- questions: lay words, intents
+@pytest.mark.parametrize("question,key", [
+    ("Any burning or stinging when you pee?", "urinary"),
+    ("How are your waterworks?", "urinary"),
+    ("Have you been sick at all?", "vomiting"),
+    ("Any throwing up?", "vomiting"),
+    ("Are you off your food?", "appetite"),
+    ("Any pain in your testicles?", "testicular"),
+    ("Can you show me where it first hurt?", "intent:site"),
+    ("How long has this been going on?", "intent:onset"),
+    ("Have you had this before?", "intent:previous"),
+])
+def test_a_lay_question_asks_what_the_clinical_one_does(question: str, key: str) -> None:
+    keys = clinical.asked(question)
+    clinical_word = {"urinary": "urinary symptoms", "vomiting": "vomiting", "appetite": "loss of appetite",
+                     "testicular": "testicular pain"}.get(key)
+    if clinical_word is None:
+        assert key in keys, (question, sorted(keys))
+    else:
+        wanted = {k for k in clinical.asked(clinical_word) if not clinical.is_generic(k)}
+        assert wanted & keys, (question, sorted(keys), sorted(wanted))
+
+
+def test_different_complaints_stay_apart() -> None:
+    def specific(text: str) -> set[str]:
+        return {k for k in clinical.asked(text) if not clinical.is_generic(k)}
+
+    assert not specific("Any chest pain?") & specific("Any tummy pain?")
+    assert not specific("Any headaches?") & specific("Any back pain?")
+    assert not specific("Any cough?") & specific("Any vomiting?")
+
+
+def test_a_negated_finding_is_asked_about_as_the_finding() -> None:
+    assert clinical.topic("No fever") == "fever"
+    assert clinical.topic("Denies chest pain") == "chest pain"
+
+
+# --------------------------------------------------------------------------- diagnosis names
+def _case(diagnosis: str, differential: list[str] | None = None) -> Case:
+    return Case(id="x", chief_complaint="Unwell", history_of_present_illness="Unwell for a day.",
+                demographics=Demographics(age=50, sex="female"), final_diagnosis=diagnosis,
+                differential=differential or [])
+
+
+@pytest.mark.parametrize("diagnosis,stated", [
+    ("Chronic obstructive pulmonary disease exacerbation", "COPD exacerbation"),
+    ("Thrombotic thrombocytopenic purpura", "TTP"),
+    ("Central retinal artery occlusion", "CRAO"),
+    ("Vasovagal syncope", "vasovagal faint"),
+    ("Deep vein thrombosis", "DVT"),
+    ("Diffuse large B-cell lymphoma", "DLBCL"),
+    ("Myasthenia gravis", "MG"),
+])
+def test_a_diagnosis_in_its_usual_short_name_is_right(diagnosis: str, stated: str) -> None:
+    case = _case(diagnosis)
+    results = RuleGrader().grade_sync(dialogue(case, [f"DIAGNOSIS: {stated}"]), build_case_rubric(case).items)
+    accuracy = next(r for r in results if r.criterion.startswith("States the correct final diagnosis"))
+    assert accuracy.met, accuracy.explanation
+
+
+@pytest.mark.parametrize("diagnosis,rival", [
+    ("Transient ischaemic attack", "stroke"),
+    ("Diffuse large B-cell lymphoma", "Hodgkin lymphoma"),
+    ("Deep vein thrombosis", "PE"),
+    ("Thrombotic thrombocytopenic purpura", "ITP"),
+])
+def test_a_rival_condition_never_gets_in_through_an_alias(diagnosis: str, rival: str) -> None:
+    case = _case(diagnosis)
+    results = RuleGrader().grade_sync(dialogue(case, [f"DIAGNOSIS: {rival}"]), build_case_rubric(case).items)
+    accuracy = next(r for r in results if r.criterion.startswith("States the correct final diagnosis"))
+    assert not accuracy.met, accuracy.explanation
+
+
+def test_aliases_never_join_two_conditions() -> None:
+    """No name stands on two lines, and no line holds two of the matcher's distinct conditions."""
+    from verifier.diagnosis import _builtin, words
+
+    _, lines = clinical._diagnosis_index()
+    owner: dict[str, int] = {}
+    for number, line in enumerate(lines):
+        for name in line:
+            key = " ".join(words(name))
+            assert owner.setdefault(key, number) == number, f"{name!r} on lines {owner[key]} and {number}"
+    builtin = {alias: cid for cid, aliases in _builtin() for alias in aliases}
+    for line in lines:
+        ids = {builtin[" ".join(words(n))] for n in line if " ".join(words(n)) in builtin}
+        assert len(ids) <= 1, (line, ids)
