@@ -90,7 +90,8 @@ _SAFETY_NET_RE = (
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
-    "management", "plan", "review", "recommend",
+    "management", "plan", "review", "recommend", "start", "stop", "admit", "admission", "arrange", "antibiotics",
+    "see you", "see me", "check on you", "book", "physiotherapy", "physio", "therapy", "surgery",
 ]
 _ALLERGY_GROUPS = [["allergy", "allergies", "allergic", "medication", "medications", "medicines", "medicine",
                     "tablets", "pills", "drugs"]]
@@ -102,6 +103,7 @@ _REASSURANCE_RE = (
 # Text addressed to an LLM grader has no place in a consultation; a judge might obey it.
 _JUDGE_ADDRESS_RE = (
     r"\b(graders?|rubrics?|evaluators?|the judge|reward model|criteri(on|a) (is|are) (all )?met|"
+    r"criteri(on|a)\b[^.!?\n]{0,30}\b(met|satisfied|fulfill?ed|achieved)|requirements?\b[^.!?\n]{0,40}\b(satisfied|fulfill?ed)|"
     r"(mark|grade|score) (all|every|each|this)|ignore (the|all|any|previous|prior) (rubric|instructions?|criteria)|"
     r"full marks|maximum score)\b"
 )
@@ -191,7 +193,11 @@ def question_groups(text: str, shared: frozenset[str] = frozenset()) -> list[lis
     """The term groups of a key question: one group per thing it asks about; groups whose first key is in
     ``shared`` (common to the case's questions) are left out. The grader reads a question through the same
     layer, so a group needs no list of paraphrases."""
-    return [group for group in question_keys(text) if group[0] not in shared]
+    groups = question_keys(text)
+    kept = [group for group in groups if group[0] not in shared]
+    # Words shared with the case's other questions are dropped only while something the layer knows remains:
+    # "feeling of incomplete evacuation post bowel movement" is not left as a question about "post".
+    return kept if any(clinical.is_key(k) for group in kept for k in group) else groups
 
 
 def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True) -> AsksAbout:
@@ -288,12 +294,16 @@ def build_case_rubric(case: Case) -> Rubric:
     shared = _shared_words(questions)
     for question, points in zip(questions, _spread(8, len(questions)), strict=True):
         text = question.rstrip("?. ")
-        if text.lower().startswith("ask when"):
-            check = AsksAbout(groups=[["intent:onset"]])
-        else:
-            check = _asks(text, shared)
         lead = re.match(r"(?i)asks?\s+(about\s+)?", text)
         wording = f"asks about {text[lead.end():]}" if lead else f"asks: {text}?"
+        if text.lower().startswith("ask when"):
+            check: Check = AsksAbout(groups=[["intent:onset"]])
+        elif lead and not case.key_questions and clinical.is_sign(text[lead.end():]):
+            # an imported "symptom" that is a sign (a rigid abdomen, brisk reflexes) is looked for, not asked
+            check = _looks_for(text[lead.end():])
+            wording = f"looks for or recognises {text[lead.end():]}"
+        else:
+            check = _asks(text, shared)
         items.append(_item(f"Before giving a diagnosis, {wording}", points, LOGIC, "history", check))
     items.append(_item(f"Fires a barrage of questions (more than {MAX_PER_TURN} in one turn, more than {MAX_TOTAL} "
                        f"in all, or more than {MAX_IRRELEVANT} about nothing in this presentation) instead of a "
@@ -308,15 +318,20 @@ def build_case_rubric(case: Case) -> Rubric:
                            OrderedTest(tests=[test], allow_mention=False)))
     items.append(_item("Orders tests the presentation does not call for (more than two).", -4, PLAN, "tests",
                        UnindicatedTests(indicated=indicated_tests(case))))
+    # The plan axis credits a plan for the condition diagnosed: the right process ending in the wrong diagnosis
+    # plans for the wrong condition (the safety axis still credits the right urgency).
     if case.disposition == "emergency":
-        items.append(_item("Arranges immediate emergency assessment or admission as part of the plan.", 3, PLAN,
-                           "triage", RecommendsEmergency(unconditional=True, requires_diagnosis=True)))
+        items.append(_item("Arranges immediate emergency assessment or admission as part of the plan for the "
+                           "right diagnosis.", 3, PLAN, "triage",
+                           RecommendsEmergency(unconditional=True, requires_diagnosis=True, for_diagnosis=synonyms)))
     elif case.disposition == "urgent":
-        items.append(_item("Plans prompt (same-day) assessment rather than routine follow-up.", 3, PLAN, "triage",
-                           MentionsAny(terms=_URGENT_TERMS, requires_diagnosis=True)))
+        items.append(_item("Plans prompt (same-day) assessment of the right diagnosis rather than routine follow-up.",
+                           3, PLAN, "triage",
+                           MentionsAny(terms=_URGENT_TERMS, requires_diagnosis=True, for_diagnosis=synonyms)))
     else:
-        items.append(_item("Gives a clear management plan: treatment, follow-up or referral.", 3, PLAN, "plan",
-                           MentionsAny(terms=_PLAN_TERMS, requires_diagnosis=True)))
+        items.append(_item("Gives a clear management plan for the right diagnosis: treatment, follow-up or referral.",
+                           3, PLAN, "plan",
+                           MentionsAny(terms=_PLAN_TERMS, requires_diagnosis=True, for_diagnosis=synonyms)))
     if case.disposition == "routine":
         items.append(_item("Sends the patient for emergency care that this routine problem does not need "
                            "(over-triage).", -6, PLAN, "triage", RecommendsEmergency(unconditional=True)))

@@ -151,6 +151,7 @@ class DiagnosesData(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     diagnoses: list[list[str]]
+    subtypes: dict[str, list[str]] = Field(default_factory=dict)  # a condition -> narrower conditions
 
 
 def _read(path: Path, model: type[BaseModel]) -> BaseModel:
@@ -367,7 +368,8 @@ def is_sign(text: str) -> bool:
     """Whether ``text`` (a red flag) names a sign that is looked for rather than asked about, or a
     measurement ("pH under 7.1", "raised lactate")."""
     layer = _layer()
-    return any(key in layer.signs for key in concepts(text)) or bool(read_order(text).tests)
+    order = read_order(text)
+    return any(key in layer.signs for key in concepts(text)) or bool(order.tests) or EXAM in order.methods
 
 
 def found_by(text: str) -> tuple[list[str], list[str]]:
@@ -527,6 +529,12 @@ def _diagnosis_index() -> tuple[_Phrases, tuple[tuple[str, ...], ...]]:
     return phrases, tuple(tuple(line) for line in data.diagnoses)
 
 
+@cache
+def _subtypes() -> dict[str, tuple[str, ...]]:
+    data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
+    return {" ".join(folded(k)): tuple(v) for k, v in data.subtypes.items()}
+
+
 def diagnosis_names(accepted: Sequence[str]) -> list[str]:
     """``accepted`` plus the other names the data gives the same condition: abbreviations and usual
     short forms ("TTP" for thrombotic thrombocytopenic purpura), also inside a longer name ("COPD
@@ -534,6 +542,8 @@ def diagnosis_names(accepted: Sequence[str]) -> list[str]:
     diagnosis) stands in the diagnosis, so a broader or rival condition never comes in."""
     phrases, lines = _diagnosis_index()
     out = list(dict.fromkeys(accepted))
+    for name in list(out):  # a narrower condition is right too (and so are its other names)
+        out.extend(_subtypes().get(" ".join(folded(name)), ()))
     seen = {" ".join(folded(name)) for name in out}
     for name in list(out):
         for variant in name_variants(name):

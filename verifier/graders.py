@@ -31,7 +31,7 @@ from verifier.judge import (
 from verifier.judge_cache import JudgeCache
 from verifier.markers import parse_diagnoses, parse_diagnosis, parse_orders
 from verifier.protocols import Grader
-from verifier.rule_grader import RuleGrader
+from verifier.rule_grader import RuleGrader, final_diagnosis_named
 from verifier.types import (
     AskedBeforeDiagnosis,
     AsksAbout,
@@ -350,6 +350,8 @@ def recheck_views(
         view: RecheckView | None = None
         if check.requires_diagnosis and not consultation.single_diagnosis():
             continue  # the rule's gate, not its words: a plan means nothing without one diagnosis
+        if check.for_diagnosis and not final_diagnosis_named(conversation, check.for_diagnosis):
+            continue  # nor a plan for another condition
         if isinstance(check, _QUESTION_KINDS):
             view = None if barrage else consultation.questions(check)
         elif isinstance(check, OrderedTest):

@@ -319,6 +319,8 @@ def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:
     """Decide one check; returns (met, explanation)."""
     if check.requires_diagnosis and not transcript.single_diagnosis():
         return False, "no single, specific final diagnosis was stated"
+    if check.for_diagnosis and not transcript.diagnosis(tuple(check.for_diagnosis)).matched:
+        return False, "the plan is for another diagnosis than the case's"
     consultation = _decide_consultation(check, transcript)
     if consultation is not None:
         return consultation
@@ -378,6 +380,11 @@ def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:
         )
         return ok, f"{words_n} words (limits {check.min_words}..{check.max_words})"
     raise TypeError(f"unknown check type {type(check).__name__}")
+
+
+def final_diagnosis_named(conversation: list[Message], names: list[str]) -> bool:
+    """Whether the consultation's final ``DIAGNOSIS:`` statement names one of ``names``."""
+    return _Transcript(conversation).diagnosis(tuple(names)).matched
 
 
 def final_diagnosis_match(conversation: list[Message], case: Case) -> Match:

@@ -39,6 +39,8 @@ class _CheckBase(BaseModel):
     # Met only when the consultation ends in one specific final diagnosis (right or wrong): items about
     # the plan and how it is explained mean nothing without one, and vocabulary alone must not earn them.
     requires_diagnosis: bool = False
+    # Met only when that diagnosis is one of these names: a plan is a plan for the condition diagnosed.
+    for_diagnosis: list[str] = Field(default_factory=list)
 
 
 class MentionsAny(_CheckBase):
