@@ -29,6 +29,7 @@ import re
 
 from rubric_gen.validate import ACCURACY, COMMUNICATION, LOGIC, PLAN, SAFETY
 from verifier import clinical
+from verifier.diagnosis import GENERIC
 from verifier.types import (
     AsksAbout,
     Case,
@@ -256,6 +257,19 @@ _CORE_HISTORY = ["medication", "allergy", "smoking", "alcohol", "family history"
                  "occupation", "pregnant", "drugs"]
 
 
+_QUALIFIERS = GENERIC - {"infection", "disease", "disorder", "syndrome", "failure", "injury", "lesion"} | {"alone", "only"}
+
+
+def _differential_names(condition: str) -> list[str]:
+    """A differential condition's names, and the name without its qualifiers ("acute bronchitis" is
+    considered by naming bronchitis; "polymyalgia rheumatica alone" by naming polymyalgia rheumatica)."""
+    names = clinical.diagnosis_names([condition])
+    bare = " ".join(w for w in condition.split() if w.lower() not in _QUALIFIERS)
+    if bare and bare.lower() != condition.lower():
+        names.extend(n for n in clinical.diagnosis_names([bare]) if n not in names)
+    return names
+
+
 def case_vocabulary(case: Case) -> list[str]:
     """What a question may be about and still be about this case: every key of the case's record."""
     texts = [case.chief_complaint, case.history_of_present_illness, *case.primary_symptoms,
@@ -286,7 +300,7 @@ def build_case_rubric(case: Case) -> Rubric:
         shown = ", ".join(case.differential[:4])
         items.append(_item(f"Considers a relevant differential diagnosis, such as {shown}, alongside one stated "
                            "final diagnosis.", 2, ACCURACY, "differential",
-                           Differential(terms=[n for d in case.differential for n in clinical.diagnosis_names([d])],
+                           Differential(terms=[n for d in case.differential for n in _differential_names(d)],
                                         synonyms=synonyms)))
 
     # -- consultation logic: key questions, asked as questions, before the diagnosis

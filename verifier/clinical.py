@@ -202,6 +202,7 @@ class _Phrases:
 class _Layer:
     phrases: _Phrases
     order_phrases: _Phrases  # the phrases plus names read only in orders
+    placed_as: dict[str, list[tuple[frozenset[str], frozenset[str]]]]  # test -> (methods, sites) naming it
     stems: dict[str, str]
     parts: dict[str, frozenset[str]]  # test or site key -> its parts' keys, recursively
     routine: frozenset[str]
@@ -233,7 +234,7 @@ def _closure(direct: dict[str, list[str]]) -> dict[str, frozenset[str]]:
 def _layer() -> _Layer:
     tests: TestsData = _read(TESTS_FILE, TestsData)  # type: ignore[assignment]
     language: LanguageData = _read(LANGUAGE_FILE, LanguageData)  # type: ignore[assignment]
-    phrases, order_phrases = _Phrases(), _Phrases()
+    phrases, order_phrases, placed = _Phrases(), _Phrases(), _Phrases()  # placed: methods and sites only
     names: dict[str, str] = {}
     direct: dict[str, list[str]] = {}
     for prefix, entries in ((TEST, tests.tests), (METHOD, tests.methods), (SITE, tests.sites)):
@@ -246,9 +247,23 @@ def _layer() -> _Layer:
                 order_phrases.add(name, key)
             for name in entry.order_names:
                 order_phrases.add(name, key)
+            if prefix != TEST:
+                for name in [*entry.names, *entry.order_names]:
+                    placed.add(name, key)
     for name in tests.exams.names:
         phrases.add(name, EXAM)
         order_phrases.add(name, EXAM)
+        placed.add(name, EXAM)
+    # A test is also named by its method on its site: "blood cx" is the blood culture, "stool microscopy"
+    # the stool examination. Each test's names, read for methods and sites alone, give those pairs.
+    placed_as: dict[str, list[tuple[frozenset[str], frozenset[str]]]] = {}
+    for entry in tests.tests:
+        for name in entry.names:
+            keys = {k for _, _, k in placed.spans(folded(name))}
+            methods = frozenset(k for k in keys if k.startswith(METHOD))
+            sites = frozenset(k for k in keys if k.startswith(SITE))
+            if methods and sites and (methods, sites) not in placed_as.get(TEST + entry.id, []):
+                placed_as.setdefault(TEST + entry.id, []).append((methods, sites))
     names.setdefault(EXAM, "examination")
     stems: dict[str, str] = {}
     for concept in language.concepts:
@@ -269,7 +284,7 @@ def _layer() -> _Layer:
     unknown = sorted({k for keys in found_by.values() for k in keys if k not in names})
     if unknown:
         raise ValueError(f"{LANGUAGE_FILE}: found_by names unknown tests or sites {unknown}")
-    return _Layer(phrases=phrases, order_phrases=order_phrases, stems=stems, parts=_closure(direct), routine=routine, intents=intents,
+    return _Layer(phrases=phrases, order_phrases=order_phrases, placed_as=placed_as, stems=stems, parts=_closure(direct), routine=routine, intents=intents,
                   generic=frozenset(language.generic), signs=signs, found_by=found_by, names=names)
 
 
@@ -418,8 +433,9 @@ def read_order(text: str, *, exam: bool = False) -> Order:
     """``text`` (an order, or a case's test label such as ``"Blood Work > CBC > WBC"``) read as an order;
     ``exam`` marks a ``REQUEST EXAM:`` order (an examination of the sites it names)."""
     layer = _layer()
-    keys, rest, _ = _terms(text, True)
-    tests = frozenset(k for k in keys if k.startswith(TEST))
+    keys, rest, nested = _terms(text, True)
+    # a test inside a longer test's name was done too ("LP opening pressure" is a lumbar puncture)
+    tests = frozenset(k for k in [*keys, *nested] if k.startswith(TEST))
     methods = {k for k in keys if k.startswith(METHOD)} | ({EXAM} if exam else set())
     sites = frozenset(k for k in keys if k.startswith(SITE))
     body = frozenset(k for k in keys if not k.startswith((TEST, METHOD, SITE, INTENT)))
@@ -437,7 +453,7 @@ def names(order: Order, target: Order) -> bool:
     that contains it; the same method on the same site; or, for a test the data does not know, all of
     its words."""
     if target.tests:
-        if target.tests & order.covers:
+        if target.tests & order.covers or _placed(order, target):
             return True
         # another name for the same panel: U&Es for "electrolytes" (it shares half of the panel's parts or more)
         parts = target.covers - target.tests
@@ -451,6 +467,15 @@ def names(order: Order, target: Order) -> bool:
     if target.sites and order.methods and target.sites & order.sites:
         return True
     return bool(target.rest) and target.rest <= order.rest
+
+
+def _placed(order: Order, target: Order) -> bool:
+    """Whether ``order`` names one of ``target``'s tests by method and site ("blood cx", "stool microscopy")."""
+    if order.tests or not (order.methods and order.sites):
+        return False
+    layer = _layer()
+    return any(methods & order.methods and sites & order.sites
+               for test in target.tests for methods, sites in layer.placed_as.get(test, ()))
 
 
 def touches(order: Order, target: Order) -> bool:

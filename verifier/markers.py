@@ -50,7 +50,7 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
             if not name:
                 continue
             order = clinical.read_order(name)
-            if found and found[-1][0] == kind and order.sites and not (order.tests or order.methods):
+            if found and found[-1][0] == kind and order.sites and not (order.tests or order.methods or order.rest):
                 found[-1] = (kind, f"{found[-1][1]}, {name}")
             else:
                 found.append((kind, name))

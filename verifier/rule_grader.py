@@ -171,7 +171,7 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
         return False
     if _CONDITIONAL_RE.search(text[start : match.start()]):
         return False
-    head = text[start : match.start()]
+    head = text[max(text.rfind(c, 0, match.start()) for c in ".!?\n;") + 1 : match.start()]
     if ":" in head and not _PLAN_HEAD_RE.match(head):  # "Faint or worse pain: 999." is a condition and an action
         return False
     if _CONDITIONAL_RE.search(clause_after) and not _IMMEDIATE_RE.match(clause_after):
