@@ -4,6 +4,7 @@
   that obeys the response for the text-aimed-at-the-judge exploits);
 * ``medical_agentclinic``: the same on ``../shared/data/agentclinic_medqa.jsonl`` (skipped, with a
   reason, when that file is absent);
+* ``medical_*_orders``: whether the measurement responder and the grader agree on what every order names;
 * ``code``, ``search``, ``gui``: the shipped tasks through the real sandbox, index and Chromium.
 
 For each: whether every bound held, the reference's mean reward, every exploit's ratio to it (``None``
@@ -82,6 +83,22 @@ async def _recall(cases, precision, name: str) -> dict:  # noqa: ANN001 - bench 
     return _recall_figures(report, time.perf_counter() - started)
 
 
+def _agreement(cases, name: str) -> dict:  # noqa: ANN001 - bench script
+    import yaml
+
+    from evaluation.audit_orders import order_agreement
+    from verifier.data import data_dir
+
+    started = time.perf_counter()
+    path = data_dir() / "natural" / f"{name}.yaml"
+    natural = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else []
+    extra = {e["case"]: [t for c in e["consultations"] for t in c["turns"]] for e in natural}
+    report = order_agreement(cases, extra)
+    return {"cases": report.cases, "orders": report.orders, "disagreements": len(report.disagreements),
+            "by_kind": report.counts(), "examples": [d.model_dump() for d in report.disagreements[:5]],
+            "seconds": round(time.perf_counter() - started, 1)}
+
+
 async def _suites(skip: set[str]) -> dict:
     from evaluation.audit import run_audit
     from evaluation.audit_code import code_suite
@@ -103,10 +120,12 @@ async def _suites(skip: set[str]) -> dict:
         cases = project_cases()
         precision = await timed("medical_project", medical_suite(cases))
         out["medical_project_recall"] = await _recall(cases, precision, "project")
+        out["medical_project_orders"] = _agreement(cases, "project")
         if AGENTCLINIC.is_file():
             imported = import_agentclinic(AGENTCLINIC)
             precision = await timed("medical_agentclinic", medical_suite(imported, source="agentclinic"))
             out["medical_agentclinic_recall"] = await _recall(imported, precision, "agentclinic")
+            out["medical_agentclinic_orders"] = _agreement(imported, "agentclinic")
         else:
             out["medical_agentclinic"] = {"skipped": f"{AGENTCLINIC} not present"}
             out["medical_agentclinic_recall"] = {"skipped": f"{AGENTCLINIC} not present"}

@@ -328,8 +328,9 @@ def build_case_rubric(case: Case) -> Rubric:
     # -- plan and test rationality
     tests = case_tests(case)
     for test, points in zip(tests, _spread(6, len(tests)), strict=True):
+        held = clinical.resolve(test, [*case.physical_exam, *case.test_results]).named
         items.append(_item(f"Orders the appropriate test: {test}.", points, PLAN, "tests",
-                           OrderedTest(tests=[test], allow_mention=False)))
+                           OrderedTest(tests=[test], allow_mention=False, holds=list(held))))
     items.append(_item("Orders tests the presentation does not call for (more than two).", -4, PLAN, "tests",
                        UnindicatedTests(indicated=indicated_tests(case))))
     # The plan axis credits a plan for the condition diagnosed: the right process ending in the wrong diagnosis

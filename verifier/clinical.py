@@ -436,6 +436,8 @@ def read_order(text: str, *, exam: bool = False) -> Order:
     keys, rest, nested = _terms(text, True)
     # a test inside a longer test's name was done too ("LP opening pressure" is a lumbar puncture)
     tests = frozenset(k for k in [*keys, *nested] if k.startswith(TEST))
+    if ">" in text:  # a result label: "Vital signs > Respiratory rate" is the respiratory rate, not every vital sign
+        tests = frozenset(t for t in tests if not layer.parts.get(t, frozenset()) & tests)
     methods = {k for k in keys if k.startswith(METHOD)} | ({EXAM} if exam else set())
     sites = frozenset(k for k in keys if k.startswith(SITE))
     body = frozenset(k for k in keys if not k.startswith((TEST, METHOD, SITE, INTENT)))
@@ -525,14 +527,15 @@ def is_exam(order: str) -> bool:
 
 
 def panel_of(label: str) -> str | None:
-    """The panel a result label belongs to ("... > Complete Blood Count > WBC" -> ``test:cbc``), else the
-    label's own test key, else None."""
-    tests = read_order(label).tests
-    layer = _layer()
-    for key in tests:
-        if any(key in layer.parts.get(other, ()) for other in tests if other != key):
-            continue
-        return key
+    """The test a result label belongs to: the first its segments name, read from the outside in
+    ("Blood Work > Complete Blood Count > WBC" -> ``test:cbc``, "Urinalysis > RBC" -> ``test:urinalysis``),
+    else None."""
+    for segment in _segments(label):
+        tests = read_order(segment).tests
+        if tests:
+            layer = _layer()
+            outer = [t for t in tests if not any(t in layer.parts.get(o, ()) for o in tests if o != t)]
+            return sorted(outer)[0]
     return None
 
 

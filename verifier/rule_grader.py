@@ -255,6 +255,8 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
         order = clinical.read_order(name, exam=kind == "exam")
         if any(clinical.names(order, target) for target in wanted):
             return name
+        if check.holds and set(clinical.resolve(name, check.holds, exam=kind == "exam").named) == set(check.holds):
+            return name
     return None
 
 
@@ -380,6 +382,11 @@ def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:
         )
         return ok, f"{words_n} words (limits {check.min_words}..{check.max_words})"
     raise TypeError(f"unknown check type {type(check).__name__}")
+
+
+def unindicated_orders(conversation: list[Message], check: UnindicatedTests) -> list[str]:
+    """The orders of ``conversation`` that ``check`` counts as unindicated tests."""
+    return _unindicated(check, _Transcript(conversation))
 
 
 def final_diagnosis_named(conversation: list[Message], names: list[str]) -> bool:

@@ -173,6 +173,9 @@ class OrderedTest(_CheckBase):
     kind: Literal["ordered_test"] = "ordered_test"
     tests: list[str] = Field(min_length=1)
     allow_mention: bool = True
+    # The case's result labels the test names: an order that names every one of them orders the test as far
+    # as this case goes (the TSH, when the thyroid function tests the case holds are a TSH).
+    holds: list[str] = Field(default_factory=list)
 
 
 class RecommendsEmergency(_CheckBase):
