@@ -152,6 +152,7 @@ class DiagnosesData(BaseModel):
 
     diagnoses: list[list[str]]
     subtypes: dict[str, list[str]] = Field(default_factory=dict)  # a condition -> narrower conditions
+    capitals: dict[str, str] = Field(default_factory=dict)  # "ALL" -> its name, read only in capitals
 
 
 def _read(path: Path, model: type[BaseModel]) -> BaseModel:
@@ -561,6 +562,20 @@ def _diagnosis_index() -> tuple[_Phrases, tuple[tuple[str, ...], ...]]:
 def _subtypes() -> dict[str, tuple[str, ...]]:
     data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
     return {" ".join(folded(k)): tuple(v) for k, v in data.subtypes.items()}
+
+
+@cache
+def _capitals() -> tuple[tuple[re.Pattern[str], str], ...]:
+    data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
+    return tuple((re.compile(rf"(?<![A-Za-z]){re.escape(k)}(?![A-Za-z])"), v) for k, v in data.capitals.items())
+
+
+def spell_out(statement: str) -> str:
+    """A stated diagnosis with its capitalised abbreviations that are everyday words in lower case spelled
+    out ("B-cell ALL" -> "B-cell acute lymphoblastic leukaemia"); case matters only for these."""
+    for pattern, name in _capitals():
+        statement = pattern.sub(name, statement)
+    return statement
 
 
 def diagnosis_names(accepted: Sequence[str]) -> list[str]:

@@ -143,7 +143,7 @@ class _Transcript:
             if end is None:
                 self._matches[key] = Match(False, "no DIAGNOSIS: line")
             else:
-                stated = parse_diagnoses(self.assistant[end])
+                stated = [clinical.spell_out(s) for s in parse_diagnoses(self.assistant[end])]
                 distinct = {content(s) for s in stated}
                 self._matches[key] = match_diagnosis(stated[0], synonyms, others=others,
                                                      extra_statements=len(distinct) - 1)

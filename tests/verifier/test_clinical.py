@@ -179,3 +179,15 @@ def test_aliases_never_join_two_conditions() -> None:
     for line in lines:
         ids = {builtin[" ".join(words(n))] for n in line if " ".join(words(n)) in builtin}
         assert len(ids) <= 1, (line, ids)
+
+
+def test_an_abbreviation_that_is_a_word_counts_only_in_capitals() -> None:
+    case = _case("Acute lymphoblastic leukemia")
+    rubric = build_case_rubric(case).items
+
+    def accurate(stated: str) -> bool:
+        results = RuleGrader().grade_sync(dialogue(case, [f"DIAGNOSIS: {stated}"]), rubric)
+        return next(r for r in results if r.criterion.startswith("States the correct final diagnosis")).met
+
+    assert accurate("B-cell ALL")
+    assert not accurate("all of it is fine")
