@@ -4,6 +4,7 @@ records, same embedded judge), and rule-graded throughput. Prints one JSON line.
     .venv/bin/python bench/grading.py [--limit 20] [--max-tokens 8]
 
 Targets: batched judge prompt tokens <= 1/4 of per-item; rule grading >= 5,000 items/s on one core.
+``consultations_graded_per_s``: whole consultations (case rubric, rule grading, the clinical-language layer).
 Every rubric item is sent to the judge here (checks ignored) so both modes grade the same items.
 """
 
@@ -63,6 +64,25 @@ def rule_throughput(records: list[HealthBenchRecord], seconds: float = 1.0) -> t
     return rounds * items_per_round / (time.perf_counter() - start), items_per_round
 
 
+def consultation_throughput(seconds: float = 2.0) -> float:
+    """Whole consultations graded per second: the reference dialogue of every project case against its case
+    rubric, each round's text new (a turn gets a suffix) so that no per-text cache hides the work."""
+    from patient_sim.cases import project_cases
+    from patient_sim.doctors import dialogue, reference
+    from rubric_gen.case_rubric import build_case_rubric
+
+    grader = RuleGrader()
+    work = [(dialogue(c, reference(c)), build_case_rubric(c).items) for c in project_cases()]
+    rounds = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for convo, items in work:
+            last = convo[-1].model_copy(update={"content": f"{convo[-1].content} ({rounds})"})
+            grader.grade_sync([*convo[:-1], last], items)
+        rounds += 1
+    return rounds * len(work) / (time.perf_counter() - start)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=20, help="Number of rubric records (>= 20 for the target).")
@@ -97,6 +117,7 @@ async def main() -> None:
     out["rule_items_per_s"] = round(rate)
     out["rule_checked_items_per_round"] = checked
     out["target_rule_ge_5000_per_s"] = rate >= 5000
+    out["consultations_graded_per_s"] = round(consultation_throughput(), 1)
     out["torch_threads"] = torch_threads
     print(json.dumps(out))
 
