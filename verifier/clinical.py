@@ -440,6 +440,8 @@ def read_order(text: str, *, exam: bool = False) -> Order:
     if ">" in text:  # a result label: "Vital signs > Respiratory rate" is the respiratory rate, not every vital sign
         tests = frozenset(t for t in tests if not layer.parts.get(t, frozenset()) & tests)
     methods = {k for k in keys if k.startswith(METHOD)} | ({EXAM} if exam else set())
+    # "Imaging > Chest CT" is a CT: a method that covers another method named beside it says nothing more
+    methods = {m for m in methods if not layer.parts.get(m, frozenset()) & methods}
     sites = frozenset(k for k in keys if k.startswith(SITE))
     body = frozenset(k for k in keys if not k.startswith((TEST, METHOD, SITE, INTENT)))
     return Order(
@@ -462,7 +464,7 @@ def names(order: Order, target: Order) -> bool:
         parts = target.covers - target.tests
         return len(parts) >= 2 and len(parts & order.covers) * 2 >= len(parts)
     if target.methods:
-        if not target.methods & order.methods:
+        if not _methods(target) & order.methods:  # "Brain imaging" is named by a CT or an MRI of the brain
             return False
         if not target.sites:  # "General appearance" is not what an abdominal examination looks at
             return EXAM not in target.methods or not order.sites or bool(target.rest & order.rest)
@@ -470,6 +472,12 @@ def names(order: Order, target: Order) -> bool:
     if target.sites and order.methods and target.sites & order.sites:
         return True
     return bool(target.rest) and target.rest <= order.rest
+
+
+def _methods(order: Order) -> frozenset[str]:
+    """The order's methods and the methods they cover (imaging covers CT, MRI, ...)."""
+    parts = _layer().parts
+    return order.methods.union(*(parts.get(m, frozenset()) for m in order.methods))
 
 
 def _placed(order: Order, target: Order) -> bool:
@@ -489,7 +497,7 @@ def touches(order: Order, target: Order) -> bool:
         return True
     if order.tests and target.tests:
         return bool(order.covers & (target.covers | target.tests)) or bool(order.tests & target.covers)
-    if target.methods & order.methods:
+    if _methods(target) & _methods(order):
         if EXAM in target.methods and order.sites and not target.sites:
             return False
         return not order.sites or not target.sites or bool(order.sites & target.sites)
@@ -645,6 +653,8 @@ def test_groups(labels: Iterable[str]) -> list[tuple[str, list[str]]]:
     groups: dict[object, tuple[str, list[str]]] = {}
     for lab in labels:
         order = read_order(lab)
+        if order.empty:  # "Laboratory Tests > Other" names no test
+            continue
         panel = panel_of(lab)
         segments = [s for s in _segments(lab) if _meaningful(s)] or _segments(lab)
         if panel is not None:

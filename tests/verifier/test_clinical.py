@@ -191,3 +191,17 @@ def test_an_abbreviation_that_is_a_word_counts_only_in_capitals() -> None:
 
     assert accurate("B-cell ALL")
     assert not accurate("all of it is fine")
+
+
+def test_every_imported_test_is_answered_and_credited_alike(agentclinic_path) -> None:
+    """The AgentClinic cases (the layer's data was not written from their orders): ordering each test the
+    rubric asks for, by the rubric's own name, is answered and credited."""
+    from patient_sim.cases import import_agentclinic
+
+    grader = RuleGrader()
+    for case in import_agentclinic(agentclinic_path):
+        rubric = build_case_rubric(case)
+        for test in case_tests(case):
+            assert [f for f in MeasurementResponder(case).lookup(test) if f.status == "found"], (case.id, test)
+            results = grader.grade_sync(dialogue(case, [f"REQUEST TEST: {test}"]), rubric.items)
+            assert any(r.met for r in results if r.criterion.endswith(f"test: {test}.")), (case.id, test)
