@@ -22,8 +22,14 @@ repeated questions, over the project's cases and ``../shared/data/agentclinic_me
   as whole turns, in the consultation's order, beside the same cases' own wording (the key questions as the
   scripted reference asks them, ``patient_sim.doctors``): per case set and per register, the share of
   replies that tell a case fact, the difference in points, "don't know" rates, leaks, traceability and
-  invented facts (a reply told from no fact that holds clinical terms or numbers). A set whose file is
-  absent is reported ``missing``.
+  invented facts (a reply told from no fact that holds clinical terms or numbers). A question the case
+  holds no fact for (``fidelity.record_silent``: it asks only about allergies, medicines or the family, and
+  the record names none of them; AgentClinic records never list allergies) is counted apart
+  (``silent_*``, where "don't know" is the right reply) and left out of ``fact_rate`` on both sides, the
+  natural wording and the case's own; ``fact_rate_all`` counts every question. The same figures per half
+  (``splits``: ``tune`` for the consultations marked ``heldout: false``, ``heldout`` for the others); the
+  "don't know" examples printed come from the tune half only. A set whose file is absent is reported
+  ``missing``.
 
 Figures (``patient_sim.fidelity``): diagnosis and unordered examination/test-value leaks; traceability
 (share of clinical terms and numbers in replies that the facts the reply was built from hold); answer
@@ -52,6 +58,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("MEDVERIFIER_PROGRESS", "0")
@@ -359,13 +366,21 @@ async def run_personas(cases: list[Case], train_seeds: int, test_seeds: int) -> 
 # --------------------------------------------------------------------------- natural questions
 @dataclass
 class Answers:
-    """How one set of history questions was answered: one reply per question (or per turn)."""
+    """How one set of history questions was answered: one reply per question (or per turn).
+
+    A question the case holds no fact for (``fd.record_silent``: it asks only about allergies, medicines or
+    family history, and the record says nothing of them) is "silent": "don't know" is the right reply to it,
+    so it is counted apart (``silent_*``) and left out of the fact-answer rate, for the natural wording and
+    the case's own wording alike. ``facts``, ``dont_know`` and ``refused`` count the other questions."""
 
     asked: int = 0
     facts: int = 0
     dont_know: int = 0
     refused: int = 0
     unreplied: int = 0  # questions the patient never answered (the consultation ended first)
+    silent: int = 0  # questions the record is silent on (every reply to them counted below, not above)
+    silent_dont_know: int = 0
+    silent_facts: int = 0
     leaks: list[str] = field(default_factory=list)
     terms: int = 0
     traced: int = 0
@@ -374,38 +389,56 @@ class Answers:
     dont_know_examples: list[dict] = field(default_factory=list)  # per-question "don't know" replies
 
     def add(self, other: Answers) -> None:
-        for name in ("asked", "facts", "dont_know", "refused", "unreplied", "terms", "traced"):
+        for name in ("asked", "facts", "dont_know", "refused", "unreplied", "silent", "silent_dont_know",
+                     "silent_facts", "terms", "traced"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.untraced.update(other.untraced)
         self.leaks.extend(other.leaks)
         self.invented.extend(other.invented)
         self.dont_know_examples.extend(other.dont_know_examples)
 
+    @property
+    def answerable(self) -> int:
+        return self.asked - self.silent
+
     def rate(self) -> float | None:
-        return fd.share(self.facts, self.asked)
+        """The share of the questions the case holds a fact for that were answered with a case fact."""
+        return fd.share(self.facts, self.answerable)
+
+    def rate_all(self) -> float | None:
+        """The share of every question answered with a case fact (silent ones included)."""
+        return fd.share(self.facts + self.silent_facts, self.asked)
 
 
 async def ask_history(case: Case, doctor_turns: list[str], seed: int, patient: ChatClient, *,
                       register: str = "", record_dont_know: bool = False) -> Answers:
     """Ask ``doctor_turns`` in order, one consultation through the loop, and count the replies: a case fact
-    (``kind == "facts"``), "don't know", a refusal (misread as a probe); leaks, traceability, and invented
-    facts (a reply told from no fact that still holds clinical terms or numbers)."""
+    (``kind == "facts"``), "don't know", a refusal (misread as a probe), each apart for the questions the
+    record is silent on (``fd.record_silent``); leaks, traceability, and invented facts (a reply told from no
+    fact that still holds clinical terms or numbers)."""
     answers = Answers()
     if not doctor_turns:
         return answers
     sampling = SamplingConfig(max_turns=len(doctor_turns))
     env = new_env(case, sample_persona(seed, case), patient, sampling, seed=seed)
     await run_consultation(env, ScriptedDoctorClient(doctor_turns), sampling, seed=seed)
+    facts = case_facts(case)
+    silent = [fd.record_silent(question, facts) for question in doctor_turns]
     told = [env.revealed_facts[0]]
     replies = env.replies
     answers.asked = len(doctor_turns)
-    answers.unreplied = len(doctor_turns) - len(replies)
-    for question, reply in zip(doctor_turns, replies, strict=False):
+    answers.silent = sum(silent)
+    answers.unreplied = sum(1 for s in silent[len(replies):] if not s)
+    for question, reply, quiet in zip(doctor_turns, replies, silent, strict=False):
         stated = [f.text for f in reply.facts]
         told.extend(stated)
-        answers.facts += reply.kind == "facts"
-        answers.dont_know += reply.kind == "unsure"
-        answers.refused += reply.kind == "refusal"
+        if quiet:
+            answers.silent_facts += reply.kind == "facts"
+            answers.silent_dont_know += reply.kind == "unsure"
+        else:
+            answers.facts += reply.kind == "facts"
+            answers.dont_know += reply.kind == "unsure"
+            answers.refused += reply.kind == "refusal"
         answers.leaks.extend(f"{case.id}: {question!r} -> {leak}" for leak in fd.leaks(reply.text, case, "\n".join(told)))
         traced = fd.trace(reply.text, case, stated, [f.topic for f in reply.facts])
         answers.terms += traced.total
@@ -413,7 +446,7 @@ async def ask_history(case: Case, doctor_turns: list[str], seed: int, patient: C
         answers.untraced.update(traced.untraced)
         if not reply.facts and traced.total:
             answers.invented.append(f"{case.id}: {question!r} -> {reply.text!r}")
-        if record_dont_know and reply.kind == "unsure":
+        if record_dont_know and reply.kind == "unsure" and not quiet:
             answers.dont_know_examples.append({"case": case.id, "register": register, "question": question,
                                                "reply": reply.text})
     return answers
@@ -433,14 +466,25 @@ def own_wording(case: Case) -> dict[str, list[str]]:
     }
 
 
-def load_natural(path: Path) -> list[tuple[str, str, list[str]]]:
-    """``data/natural/*.yaml``: (case id, register, doctor turns) for every consultation, in file order."""
+class Consultation(NamedTuple):
+    """One natural reference consultation: its case, register and doctor turns, and whether its case is in
+    the held-out half (``heldout: true``), kept out of whatever is tuned on it."""
+
+    case: str
+    register: str
+    turns: list[str]
+    heldout: bool = False
+
+
+def load_natural(path: Path) -> list[Consultation]:
+    """``data/natural/*.yaml``: every consultation, in file order."""
     import yaml
 
     rows = []
     for entry in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
         for consultation in entry.get("consultations") or []:
-            rows.append((str(entry["case"]), str(consultation["register"]), [str(t) for t in consultation["turns"]]))
+            rows.append(Consultation(str(entry["case"]), str(consultation["register"]),
+                                     [str(t) for t in consultation["turns"]], bool(entry.get("heldout", False))))
     return rows
 
 
@@ -449,11 +493,17 @@ def _answer_figures(per_question: Answers, per_turn: Answers) -> dict:
     replies.add(per_question)
     replies.add(per_turn)
     return {
-        "questions": per_question.asked, "fact_rate": per_question.rate(),
-        "dont_know_rate": fd.share(per_question.dont_know, per_question.asked),
+        "questions": per_question.asked, "answerable_questions": per_question.answerable,
+        "fact_rate": per_question.rate(), "fact_rate_all": per_question.rate_all(),
+        "dont_know_rate": fd.share(per_question.dont_know, per_question.answerable),
         "misread_as_probe": per_question.refused, "unreplied": per_question.unreplied,
-        "turns": per_turn.asked, "turn_fact_rate": per_turn.rate(),
-        "turn_dont_know_rate": fd.share(per_turn.dont_know, per_turn.asked),
+        # questions the record is silent on: "don't know" is right; a fact told is another topic's
+        "silent_questions": per_question.silent,
+        "silent_dont_know_rate": fd.share(per_question.silent_dont_know, per_question.silent),
+        "silent_told_a_fact": per_question.silent_facts,
+        "turns": per_turn.asked, "answerable_turns": per_turn.answerable,
+        "turn_fact_rate": per_turn.rate(), "turn_fact_rate_all": per_turn.rate_all(),
+        "turn_dont_know_rate": fd.share(per_turn.dont_know, per_turn.answerable),
         # over every reply of both ways of asking
         "leaks": len(replies.leaks), "leak_examples": replies.leaks[:3],
         "traceability": fd.share(replies.traced, replies.terms), "clinical_terms": replies.terms,
@@ -462,13 +512,15 @@ def _answer_figures(per_question: Answers, per_turn: Answers) -> dict:
     }
 
 
-async def run_natural_set(cases: dict[str, Case], consultations: list[tuple[str, str, list[str]]],
+async def run_natural_set(cases: dict[str, Case], consultations: list[Consultation],
                           patient: ChatClient, concurrency: int = 8) -> dict:
     """One case set's natural consultations beside the same cases' own wording: the fact-answer rate per
-    question and per turn, per register and over all, the difference in points, "don't know" rates, leaks,
-    traceability and invented facts; and every natural question answered "don't know" (``dont_know``)."""
-    consultations = [c for c in consultations if c[0] in cases]
-    order = list(dict.fromkeys(c[0] for c in consultations))
+    question and per turn (over the questions the case holds a fact for; over every question as
+    ``*_all``), per register and over all, the difference in points, "don't know" rates, leaks,
+    traceability and invented facts; the same per half (``splits``: tune and heldout); and every natural
+    question the case holds a fact for that was answered "don't know" (``dont_know``, with its half)."""
+    consultations = [Consultation(*c) for c in consultations if c[0] in cases]
+    order = list(dict.fromkeys(c.case for c in consultations))
     seeds = {case_id: 7919 + i for i, case_id in enumerate(order)}  # one persona per case, natural and own alike
     semaphore = asyncio.Semaphore(concurrency)
 
@@ -476,17 +528,17 @@ async def run_natural_set(cases: dict[str, Case], consultations: list[tuple[str,
         async with semaphore:
             return await ask_history(cases[case_id], turns, seeds[case_id], patient, **kwargs)
 
-    async def natural(case_id: str, register: str, turns: list[str]) -> tuple[Answers, Answers]:
-        history = fd.history_questions(turns)
+    async def natural(consultation: Consultation) -> tuple[Answers, Answers]:
+        history = fd.history_questions(consultation.turns)
         questions = [q for _, qs in history for q in qs]
-        return (await asked(case_id, questions, register=register, record_dont_know=True),
-                await asked(case_id, [t for t, _ in history]))
+        return (await asked(consultation.case, questions, register=consultation.register, record_dont_know=True),
+                await asked(consultation.case, [t for t, _ in history]))
 
     async def own(case_id: str) -> dict[str, Answers]:
         wording = own_wording(cases[case_id])
         return {name: await asked(case_id, turns) for name, turns in wording.items()}
 
-    naturals = await asyncio.gather(*(natural(*c) for c in consultations))
+    naturals = await asyncio.gather(*(natural(c) for c in consultations))
     owns = dict(zip(order, await asyncio.gather(*(own(case_id) for case_id in order)), strict=True))
 
     def own_total(case_ids: list[str], name: str) -> Answers:
@@ -500,7 +552,7 @@ async def run_natural_set(cases: dict[str, Case], consultations: list[tuple[str,
         for i in rows:
             per_question.add(naturals[i][0])
             per_turn.add(naturals[i][1])
-        case_ids = [consultations[i][0] for i in rows]
+        case_ids = [consultations[i].case for i in rows]
         key_q, key_t = own_total(case_ids, "key_questions"), own_total(case_ids, "key_turns")
         hist_q, hist_t = own_total(case_ids, "history_questions"), own_total(case_ids, "history_turns")
         figures = {"consultations": len(rows), "cases": len(set(case_ids)), **_answer_figures(per_question, per_turn)}
@@ -508,21 +560,35 @@ async def run_natural_set(cases: dict[str, Case], consultations: list[tuple[str,
             "own_fact_rate": key_q.rate(), "own_turn_fact_rate": key_t.rate(),
             "difference_points": fd.points(per_question.rate(), key_q.rate()),
             "turn_difference_points": fd.points(per_turn.rate(), key_t.rate()),
+            "own_fact_rate_all": key_q.rate_all(),
+            "difference_points_all": fd.points(per_question.rate_all(), key_q.rate_all()),
             # the reference's whole history (key questions, allergies and medicines, red flags)
             "own_history_fact_rate": hist_q.rate(), "own_history_turn_fact_rate": hist_t.rate(),
+            "own_history_silent_questions": hist_q.silent,
             "difference_points_history": fd.points(per_question.rate(), hist_q.rate()),
         })
         return figures
 
-    registers = list(dict.fromkeys(c[1] for c in consultations))
+    def by_register(rows: list[int]) -> dict:
+        registers = list(dict.fromkeys(consultations[i].register for i in rows))
+        return {r: group([i for i in rows if consultations[i].register == r]) for r in registers}
+
+    everything = list(range(len(consultations)))
+    splits = {}
+    for name, heldout in (("tune", False), ("heldout", True)):
+        rows = [i for i in everything if consultations[i].heldout == heldout]
+        if rows:
+            splits[name] = {**group(rows), "registers": by_register(rows)}
     own_all = Answers()
     for case_id in order:
         for answers in owns[case_id].values():
             own_all.add(answers)
-    dont_know = [example for answers, _ in naturals for example in answers.dont_know_examples]
+    dont_know = [{**example, "heldout": consultations[i].heldout}
+                 for i, (answers, _) in enumerate(naturals) for example in answers.dont_know_examples]
     return {
-        **group(list(range(len(consultations)))),
-        "registers": {r: group([i for i, c in enumerate(consultations) if c[1] == r]) for r in registers},
+        **group(everything),
+        "registers": by_register(everything),
+        "splits": splits,
         # the own wording's replies measured the same way (every way of asking it)
         "own_leaks": len(own_all.leaks), "own_traceability": fd.share(own_all.traced, own_all.terms),
         "own_invented": len(own_all.invented),
@@ -532,7 +598,8 @@ async def run_natural_set(cases: dict[str, Case], consultations: list[tuple[str,
 
 async def run_natural(sets: dict[str, tuple[list[Case], Path]], patient: ChatClient, *, quick: bool = False,
                       concurrency: int = 8, dont_know_examples: int = 8) -> dict:
-    """Every case set whose natural-consultation file exists (``data/natural/<set>.yaml``)."""
+    """Every case set whose natural-consultation file exists (``data/natural/<set>.yaml``). The "don't know"
+    examples printed come from the tune half only, so that tuning on them never reads the held-out half."""
     out: dict = {}
     for name, (cases, path) in sets.items():
         if not path.is_file():
@@ -540,12 +607,12 @@ async def run_natural(sets: dict[str, tuple[list[Case], Path]], patient: ChatCli
             continue
         by_id = {c.id: c for c in cases}
         consultations = load_natural(path)
-        unknown = sorted({c[0] for c in consultations} - set(by_id))
+        unknown = sorted({c.case for c in consultations} - set(by_id))
         if quick:
-            keep = list(dict.fromkeys(c[0] for c in consultations if c[0] in by_id))[:4]
-            consultations = [c for c in consultations if c[0] in keep]
+            keep = list(dict.fromkeys(c.case for c in consultations if c.case in by_id))[:4]
+            consultations = [c for c in consultations if c.case in keep]
         figures = await run_natural_set(by_id, consultations, patient, concurrency)
-        dont_know = figures.pop("dont_know")
+        dont_know = [d for d in figures.pop("dont_know") if not d["heldout"]]
         figures["dont_know_examples"] = [f"{d['case']} [{d['register']}]: {d['question']!r} -> {d['reply']!r}"
                                          for d in dont_know[:dont_know_examples]]
         if unknown:

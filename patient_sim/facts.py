@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import cache
 from typing import Literal
 
 import bm25s
@@ -60,6 +61,13 @@ _OPEN_QUESTION_RE = re.compile(
     re.IGNORECASE,
 )
 _STORY_TOPICS = ("hpi", "symptoms", "complaint")
+_SYMPTOM_TOPICS = (*_STORY_TOPICS, "ros")
+# The layer's intents that ask about a symptom's features (when, where, what like, ...): the story answers
+# them, about a symptom the question names. Any other intent (could you be pregnant?) is answered by the
+# facts its own answer patterns find, wherever they are.
+_FEATURES = frozenset(f"intent:{i}" for i in ("onset", "site", "radiation", "character", "severity", "timing",
+                                              "triggers", "relief", "previous", "progression", "associated",
+                                              "impact"))
 # The story answers most questions; a review-of-systems line only when it is clearly what was asked.
 _TOPIC_WEIGHT = {"hpi": 1.2, "ros": 0.8}
 
@@ -68,6 +76,28 @@ _TOPIC_WEIGHT = {"hpi": 1.2, "ros": 0.8}
 _QUERY_GLUE = frozenset(tx.stem(w) for w in ("notice", "noticed", "feel", "felt", "think", "remember"))
 _GENERIC_QUERY = frozenset(tx.stem(w) for w in ("pain", "problem", "symptom", "medical", "history", "trouble"))
 _GATES: dict[str, Topic] = {"family": "family", "allergy": "allergies", "medication": "medications"}
+# The clinical-language layer's medicine concepts (verifier/clinical_language.yaml): a fact that names one
+# ("currently taking haloperidol", "managed with enalapril") tells a medicine wherever the record put it, and a
+# question that names one asks about medicines.
+MEDICINES = frozenset({
+    "medications", "painkillers", "blood_thinners", "antibiotics", "steroids", "hormone_therapy", "inhaler",
+    "reliever_inhaler", "preventer_inhaler", "adrenaline_pen", "antihypertensives", "beta_blockers", "diuretics",
+    "statins", "diabetes_medicines", "thyroid_medicines", "antipsychotics", "antidepressants", "mood_stabilisers",
+    "antiepileptics", "acid_suppressants", "antihistamines", "contraceptive_pill", "antifungals", "antivirals",
+    "immunosuppressant_medicines", "retinoids", "heart_medicines", "gout_medicines", "stomach_medicines",
+})
+# Record topics a question is answered from when it names their concept: the topic's own facts, and every
+# other fact that names the same thing (a medicine in the story, an allergy in the history).
+_RECORD_CONCEPTS: dict[str, Topic] = {"allergies": "allergies", **{c: "medications" for c in MEDICINES}}
+# A question about past illnesses ("have you had kidney stones before?") that names one the case never
+# mentions is answered by the history's blanket negative ("No previous illnesses").
+_NEGATIVE_RE = re.compile(r"^\s*(?:no|not|none|nothing|never|denies|otherwise healthy|previously (?:fit|healthy))\b",
+                          re.IGNORECASE)
+_PAST_KEYS = frozenset({"past_history", "intent:previous"})
+# "Allergic to any antibiotics?": the medicine named is what the allergy is to, not a medicine taken.
+_ALLERGIC_TO_RE = re.compile(r"\ballerg\w*\s+(?:to|with|from)\b[^,;.?!]*?(?=,|;|\band\b|\bor\b|[.?!]|$)",
+                             re.IGNORECASE)
+_TOPIC_CONCEPT: dict[str, Topic] = {"allergies": "allergies", "family_history": "family", "past_history": "history"}
 
 
 class Fact(BaseModel):
@@ -116,6 +146,85 @@ def _layer_keys(text: str) -> list[str]:
     return [k for k in clinical.concepts(text) if not clinical.is_generic(k)]
 
 
+def is_body_part(key: str) -> bool:
+    """A body-part concept: one whose id is also a body site of the layer ("back", "chest", "abdomen")."""
+    return ":" not in key and clinical.is_key(clinical.SITE + key)
+
+
+def _place(group: tuple[str, ...]) -> bool:
+    """A group of a question's keys that only names a place on the body ("to your back")."""
+    return all(k.startswith(clinical.SITE) or is_body_part(k) for k in group)
+
+
+def _topic_concepts(fact: Fact) -> set[str]:
+    """The record concepts a fact is about by its topic or its medicines: ``medications`` for a medicine
+    anywhere; ``allergies``, ``family_history`` and ``past_history`` for those topics' facts."""
+    return ({"medications"} if names_medicine(fact) else set()) | {
+        concept for concept, topic in _TOPIC_CONCEPT.items() if fact.topic == topic}
+
+
+def names_medicine(fact: Fact) -> bool:
+    """Whether ``fact`` tells a medicine the patient takes or took: a fact of the medicines topic, or one that
+    names a medicine of any class (an allergy to one is an allergy, not a medicine taken)."""
+    return fact.topic == "medications" or (fact.topic != "allergies" and bool(set(_layer_keys(fact.text)) & MEDICINES))
+
+
+def fact_answers(fact: Fact) -> list[str]:
+    """The intents a fact answers (``clinical.answers``). A symptom's features (when, where, what like, how
+    bad, what brings it on, ...) are told by the story and the review of systems, never by the history, the
+    medicines or the social history ("found last year" does not date the complaint); any fact may say
+    whether something happened before. A symptom told with its body part ("severe abdominal pain") answers
+    where it is."""
+    answered = [k for k in clinical.answers(fact.text)
+                if fact.topic in _SYMPTOM_TOPICS or k == "intent:previous" or k not in _FEATURES]
+    if fact.topic in _SYMPTOM_TOPICS and "intent:site" not in answered and not _NEGATIVE_RE.match(fact.text) \
+            and any(is_body_part(k) for k in _layer_keys(fact.text)):
+        answered.append("intent:site")
+    return answered
+
+
+def _fact_keys(fact: Fact) -> list[str]:
+    """What a fact adds to its index entry from the layer: its concepts, ``medications`` where it names a
+    medicine of any class, and the intents it answers (``fact_answers``)."""
+    keys = _layer_keys(fact.text)
+    if names_medicine(fact) and "medications" not in keys:
+        keys.append("medications")
+    return keys + fact_answers(fact)
+
+
+@cache
+def _lexicon_stems() -> frozenset[str]:
+    return frozenset(clinical.stem(w) for w in medical_lexicon())
+
+
+# The keys that make a question one about a record topic: allergies, medicines, the family.
+_ABOUT_RECORD = frozenset({*_RECORD_CONCEPTS, "family_history", "allergy", "medication", "family"})
+
+
+def _things(question: str) -> list[tuple[str, ...]]:
+    """What ``question`` asks about, one group per thing (``clinical.topics``: a concept with the phrases
+    inside it, or another clinical word); intents, generic words and glue words aside."""
+    return [group for group in clinical.topics(question)
+            if not group[0].startswith(clinical.INTENT) and not _generic(group)
+            and (any(clinical.is_key(k) for k in group) or group[0] in _lexicon_stems())]
+
+
+def _specific(group: tuple[str, ...]) -> set[str]:
+    """The keys a group is about: its concepts, generic ones aside; a test or site it may also name only
+    where it names no concept ("chest" is the chest, not whatever names the chest as a site)."""
+    specific = {k for k in group if not clinical.is_generic(k)}
+    concepts = {k for k in specific if not k.startswith((clinical.SITE, clinical.TEST, clinical.METHOD))}
+    return concepts or specific
+
+
+def _generic(group: tuple[str, ...]) -> bool:
+    """A group that names nothing specific: generic words only ("pain"), or a generic word whose other keys
+    are only the test or site the same word may name ("sore": pain, or a lesion)."""
+    specific = [k for k in group if not clinical.is_generic(k)]
+    return not specific or (len(specific) < len(group)
+                            and all(k.startswith((clinical.SITE, clinical.TEST, clinical.METHOD)) for k in specific))
+
+
 def _content_words(fact: Fact) -> list[str]:
     return [t for pattern, topics, words in _CONTENT_WORDS if fact.topic in topics and pattern.search(fact.text)
             for t in tx.tokens(words)]
@@ -132,34 +241,104 @@ class FactIndex:
         self.min_score = min_score
         # The clinical-language layer's keys ("urinary" for "no urinary symptoms"; ``intent:onset`` for a fact
         # that dates something) let a question in other words find the fact: "any burning when you pee?".
-        corpus = [tx.tokens(f.text) + tx.tokens(_TOPIC_WORDS[f.topic]) + _content_words(f) + _layer_keys(f.text)
-                  + clinical.answers(f.text) for f in facts]
+        corpus = [tx.tokens(f.text) + tx.tokens(_TOPIC_WORDS[f.topic]) + _content_words(f) + _fact_keys(f)
+                  for f in facts]
         self._retriever = bm25s.BM25()
         self._retriever.index(corpus, show_progress=False)
         self._vocab = {t for doc in corpus for t in doc}
         self._own = [set(tx.tokens(f.text)) | set(_layer_keys(f.text)) for f in facts]
+        # every key and stem a fact names, nested ones too, and the record concept of its topic
+        self._terms = [set(clinical.terms(f.text)) | _topic_concepts(f) for f in facts]
+        self._named = set().union(*self._terms)
+        self._answers = [set(fact_answers(f)) for f in facts]
         topics = {f.topic for f in facts}
         self._gates = {token: topic for token, topic in _GATES.items() if topic in topics}
+        self._context = ""  # the last question that named something: what "How much?" is about
+
+    def _allowed(self, question: str, query: list[str], keys: list[str]) -> set[int] | None:
+        """The facts a question only about the family, allergies or medicines is answered from (None: any
+        fact). The family: that topic's facts, when it has some. Allergies and medicines: that topic's facts
+        and every other fact that names the same kind of thing ("currently taking haloperidol" in the story
+        answers "any meds?"), none when there is none: the record is silent and the answer "don't know". A
+        question that also asks about something else ("fever? meds?") is not held to the topic."""
+        topics = {self._gates[t] for t in query if t in self._gates}
+        record = {_RECORD_CONCEPTS[k] for k in keys if k in _RECORD_CONCEPTS}
+        # "Allergic to penicillin?" asks about an allergy: the medicine is what it is to, not one taken.
+        rest = _ALLERGIC_TO_RE.sub(" ", question)
+        if rest != question and "medications" not in topics and not MEDICINES & set(_layer_keys(rest)):
+            record.discard("medications")
+        if not topics and not record:
+            return None
+        if any(not set(group) & _ABOUT_RECORD for group in _things(question) if any(map(clinical.is_key, group))):
+            return None
+        topics |= record
+        # the family is answered from its own topic only ("lives with both parents" is no family history)
+        named = {concept for concept in ("allergies", "medications") if concept in topics}
+        return {i for i, f in enumerate(self.facts) if f.topic in topics or named & self._terms[i]}
+
+    def _missing(self, question: str) -> list[tuple[str, ...]]:
+        """What ``question`` asks about that no fact names."""
+        return [group for group in _things(question) if not _specific(group) & self._named]
+
+    def _answers_anyway(self, i: int, intents: set[str], missing: list[tuple[str, ...]]) -> bool:
+        """Whether fact ``i`` answers a question that names something no fact mentions: a question about a
+        feature of the complaint at a place the case does not name ("tearing, through to your back?") is
+        answered by the story's own site, spread or character ("crushing, spreading to the left arm"); one
+        about a past illness the case does not name, by the history's blanket negative."""
+        fact = self.facts[i]
+        if (intents - _FEATURES) & self._answers[i]:  # an intent that names its own subject ("pregnant?")
+            return True
+        if (intents - {"intent:previous", "intent:associated"}) & self._answers[i] and fact.topic in _STORY_TOPICS \
+                and all(_place(group) for group in missing):
+            return True
+        past = bool(_PAST_KEYS & intents) or any("past_history" in group for group in missing)
+        return past and fact.topic == "history" and bool(_NEGATIVE_RE.match(fact.text)) \
+            and not (set(_layer_keys(fact.text)) - _PAST_KEYS - {"surgery", "hospital_admission"})
 
     def select(self, question: str, revealed: set[str] | None = None) -> list[Fact]:
-        """The facts that answer ``question``; for an open question, the next untold part of the story."""
+        """The facts that answer ``question``; for an open question, the next untold part of the story.
+
+        A question that has no word of its own beyond how it asks ("How much?", "Doing what?", "When did you
+        first notice it?") and finds nothing by itself is read with the last question that named something
+        (the index remembers it: one index per consultation), or, before any, with the complaint."""
         revealed = revealed or set()
+        chosen = self._select(question, revealed)
+        names_something = bool(_things(question))
+        elliptical = all(g[0].startswith(clinical.INTENT) or _generic(g) for g in clinical.topics(question))
+        if chosen is None and elliptical and not _OPEN_QUESTION_RE.search(question):
+            context = self._context or self.facts[0].text
+            chosen = self._select(f"{context} {question}", revealed)
+        if names_something:
+            self._context = question
+        if chosen:
+            return chosen
+        if _OPEN_QUESTION_RE.search(question):
+            untold = [f for f in self.facts if f.topic in _STORY_TOPICS and f.text not in revealed]
+            return untold[: self.max_facts]
+        return []
+
+    def _select(self, question: str, revealed: set[str]) -> list[Fact] | None:
+        """The facts the words of ``question`` find, or None."""
+        keys = _layer_keys(question)
+        intents = clinical.intents(question)
         asked = [t for t in tx.tokens(question) if t not in _QUERY_GLUE]
-        asked += [k for k in [*_layer_keys(question), *sorted(clinical.intents(question))] if k not in asked]
+        asked += [k for k in [*keys, *sorted(intents)] if k not in asked]
+        if set(keys) & MEDICINES and "medications" not in asked:  # a kind of medicine is a medicine
+            asked.append("medications")
         query = [t for t in asked if t in self._vocab]
         # The question names something clinical that no fact mentions ("any chest pain?" with no chest in the
         # case): a fact that shares only a generic word with it ("pain") does not answer it.
-        absent = any(t not in self._vocab and t in medical_lexicon() for t in asked)
+        missing = self._missing(question)
         specific = {t for t in query if t not in _GENERIC_QUERY}
-        # A question about the family, allergies or medicines is answered from that topic when it has facts.
-        gate = next((self._gates[t] for t in query if t in self._gates), None)
+        allowed = self._allowed(question, query, keys)
         scored: list[tuple[float, int]] = []
         if query:
             scores = self._retriever.get_scores(query)
             for i, score in enumerate(scores):
-                if gate is not None and self.facts[i].topic != gate:
+                if allowed is not None and i not in allowed:
                     continue
-                if absent and gate is None and not specific & self._own[i]:
+                if missing and allowed is None and not specific & self._own[i] \
+                        and not self._answers_anyway(i, set(intents), missing):
                     continue
                 # Prefer what has not been said yet, so follow-up questions move the story on.
                 weight = 0.8 if self.facts[i].text in revealed else 1.0
@@ -170,10 +349,7 @@ class FactIndex:
             best = scored[0][0]
             chosen = [i for score, i in scored[: self.max_facts] if score >= max(self.min_score, 0.6 * best)]
             return [self.facts[i] for i in sorted(chosen)]
-        if _OPEN_QUESTION_RE.search(question):
-            untold = [f for f in self.facts if f.topic in _STORY_TOPICS and f.text not in revealed]
-            return untold[: self.max_facts]
-        return []
+        return None
 
 
 def is_open_question(question: str) -> bool:

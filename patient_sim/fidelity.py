@@ -15,6 +15,8 @@ import numpy as np
 
 from patient_sim import text as tx
 from patient_sim.checker import clinical_vocabulary
+from patient_sim.facts import MEDICINES, Fact, names_medicine
+from verifier import clinical
 from verifier.types import Case
 
 # Phrases of a medical record, not of a person: they must never reach the patient's mouth.
@@ -238,3 +240,34 @@ def points(rate: float | None, reference: float | None) -> float | None:
     if rate is None or reference is None:
         return None
     return round(100 * (rate - reference), 1)
+
+
+# --------------------------------------------------------------------------- what the record is silent on
+# The fact topics a case records in a field of its own, by the clinical-language concepts that ask about them
+# (every medicine class asks about medicines). An imported case may leave such a field empty (AgentClinic
+# records never list allergies), and then "don't know" is the right reply to a question only about it.
+RECORD_TOPICS: dict[str, str] = {"allergies": "allergies", "family_history": "family",
+                                 **{concept: "medications" for concept in MEDICINES}}
+
+
+def record_silent(question: str, facts: Sequence[Fact]) -> bool:
+    """Whether the case holds no fact for ``question``: everything it asks about (each group of
+    clinical-language keys, ``clinical.topics``; intents, generic words and other words aside) is a record
+    topic (``RECORD_TOPICS``), and the case has nothing on any of them: no fact of that topic and no fact that
+    names it (a medicine named in the story, "no known blood disorders in the family"). A question about
+    anything else, or about nothing the layer knows, counts as answerable: this never excuses a miss on the
+    story. It reads the question and the case only, never the patient's reply."""
+    groups = [g for g in clinical.topics(question) if not g[0].startswith(clinical.INTENT)
+              and any(clinical.is_key(k) and not clinical.is_generic(k) for k in g)]
+    asked = {RECORD_TOPICS[k] for g in groups for k in g if k in RECORD_TOPICS}
+    if not groups or any(not set(g) & RECORD_TOPICS.keys() for g in groups):
+        return False
+    for fact in facts:
+        if fact.topic in asked:
+            return False
+        named = set(clinical.terms(fact.text))
+        if "medications" in asked and names_medicine(fact):
+            return False
+        if {c for c, t in RECORD_TOPICS.items() if t in asked and t != "medications"} & named:
+            return False
+    return True

@@ -440,8 +440,9 @@ def read_order(text: str, *, exam: bool = False) -> Order:
     if ">" in text:  # a result label: "Vital signs > Respiratory rate" is the respiratory rate, not every vital sign
         tests = frozenset(t for t in tests if not layer.parts.get(t, frozenset()) & tests)
     methods = {k for k in keys if k.startswith(METHOD)} | ({EXAM} if exam else set())
-    # "Imaging > Chest CT" is a CT: a method that covers another method named beside it says nothing more
-    methods = {m for m in methods if not layer.parts.get(m, frozenset()) & methods}
+    # "Imaging > Chest CT" is a CT and "Imaging > Chest X-ray" an X-ray: a method that covers others says
+    # nothing more beside a more specific method or a test
+    methods = {m for m in methods if not layer.parts.get(m) or not (layer.parts[m] & methods or tests)}
     sites = frozenset(k for k in keys if k.startswith(SITE))
     body = frozenset(k for k in keys if not k.startswith((TEST, METHOD, SITE, INTENT)))
     return Order(

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from patient_sim import fidelity as fd
 from patient_sim.cases import project_cases
+from patient_sim.facts import Fact
 from tests.openai_server import OpenAICompatibleServer
 
 _ASKED = re.compile(r'What you want to say: "(.*)"\Z', re.DOTALL)
@@ -82,9 +83,10 @@ def test_history_questions_stop_at_the_diagnosis_and_leave_out_orders() -> None:
 def test_natural_questions_are_measured_beside_the_cases_own_wording() -> None:
     bench = _bench_module()
     consultations = bench.load_natural(NATURAL_FIXTURE / "project.yaml")
-    cases = {c.id: c for c in project_cases() if c.id in {c[0] for c in consultations}}
+    assert [(c.case, c.heldout) for c in consultations] == [("acute-appendicitis", False)] * 2 + [("upper-gi-bleed", True)] * 2
+    cases = {c.id: c for c in project_cases() if c.id in {c.case for c in consultations}}
     figures = asyncio.run(bench.run_natural_set(cases, consultations, bench.NoModel()))
-    histories = {(case, register): fd.history_questions(turns) for case, register, turns in consultations}
+    histories = {(c.case, c.register): fd.history_questions(c.turns) for c in consultations}
     for register in ("gp_lay", "terse"):
         group = figures["registers"][register]
         mine = [h for (_, r), h in histories.items() if r == register]
@@ -92,22 +94,52 @@ def test_natural_questions_are_measured_beside_the_cases_own_wording() -> None:
         assert group["questions"] == sum(len(qs) for h in mine for _, qs in h)  # one reply per question sentence
         assert group["turns"] == sum(len(h) for h in mine)  # and one per history turn, orders left out
     assert figures["questions"] == sum(figures["registers"][r]["questions"] for r in ("gp_lay", "terse"))
-    for group in [figures, *figures["registers"].values()]:
-        for rate in ("fact_rate", "dont_know_rate", "turn_fact_rate", "turn_dont_know_rate", "own_fact_rate",
-                     "own_turn_fact_rate", "own_history_fact_rate", "traceability"):
+    # each half apart: the tune half (heldout: false) and the held-out half add up to the whole
+    splits = figures["splits"]
+    assert set(splits) == {"tune", "heldout"}
+    assert (splits["tune"]["cases"], splits["heldout"]["cases"]) == (1, 1)
+    assert splits["tune"]["questions"] + splits["heldout"]["questions"] == figures["questions"]
+    assert set(splits["tune"]["registers"]) == {"gp_lay", "terse"}
+    for group in [figures, *figures["registers"].values(), *splits.values(), *splits["tune"]["registers"].values()]:
+        for rate in ("fact_rate", "fact_rate_all", "dont_know_rate", "turn_fact_rate", "turn_dont_know_rate",
+                     "own_fact_rate", "own_turn_fact_rate", "own_history_fact_rate", "traceability"):
             assert 0.0 <= group[rate] <= 1.0, (rate, group)
         assert group["unreplied"] == 0
-        refused = group["misread_as_probe"] / group["questions"]
+        # the project's cases record their allergies, medicines and family: no question is silent
+        assert group["silent_questions"] == 0 and group["answerable_questions"] == group["questions"]
+        refused = group["misread_as_probe"] / group["answerable_questions"]
         assert abs(group["fact_rate"] + group["dont_know_rate"] + refused - 1.0) < 1e-3  # every reply is one kind
         assert group["difference_points"] == round(100 * (group["fact_rate"] - group["own_fact_rate"]), 1)
         assert group["turn_difference_points"] == round(100 * (group["turn_fact_rate"]
                                                                - group["own_turn_fact_rate"]), 1)
         assert group["leaks"] == 0 and len(group["invented_examples"]) == min(3, group["invented"])
-    # the question no case can answer is answered "don't know", and listed with its case and register
-    assert {(d["case"], d["register"]) for d in figures["dont_know"]
-            if d["question"] == "What's your favourite colour?"} == {("acute-appendicitis", "gp_lay"),
-                                                                     ("upper-gi-bleed", "gp_lay")}
+    # the question no case can answer is answered "don't know", and listed with its case, register and half
+    assert {(d["case"], d["register"], d["heldout"]) for d in figures["dont_know"]
+            if d["question"] == "What's your favourite colour?"} == {("acute-appendicitis", "gp_lay", False),
+                                                                     ("upper-gi-bleed", "gp_lay", True)}
     assert figures["own_leaks"] == 0
+
+
+def test_a_question_the_record_is_silent_on_is_told_apart() -> None:
+    """A question only about allergies, medicines or the family, where the case records nothing of them, has
+    no fact to answer it: it is counted apart, for the natural and the own wording alike."""
+    def facts(*rows: tuple[str, str]) -> list[Fact]:
+        return [Fact(id=f"{topic}-{i}", topic=topic, text=text) for i, (topic, text) in enumerate(rows)]
+
+    story = facts(("complaint", "Double vision"), ("hpi", "Worse after physical activity"),
+                  ("history", "No past medical problems"), ("social", "Non-smoker"))
+    for question in ("Any allergies?", "Meds?", "Any drug allergies, and what tablets are you on?",
+                     "Anticoagulants or aspirin?", "Does anything run in the family?"):
+        assert fd.record_silent(question, story), question
+    for question in ("Any fever?", "Fever? Meds?", "When did it start?", "What's your favourite colour?",
+                     "Any chest pain?"):
+        assert not fd.record_silent(question, story), question  # not a record topic: never excused
+    # a medicine named anywhere in the record answers a question about medicines
+    assert not fd.record_silent("Meds?", [*story, *facts(("history", "Hypertension, currently managed with enalapril"))])
+    assert not fd.record_silent("Meds?", [*story, *facts(("hpi", "Has tics and is currently taking haloperidol"))])
+    assert not fd.record_silent("Allergies?", [*story, *facts(("allergies", "Penicillin causes a rash"))])
+    # an allergy to a medicine is not a medicine taken
+    assert fd.record_silent("Meds?", [*story, *facts(("allergies", "Penicillin causes a rash"))])
 
 
 def test_the_bench_prints_the_natural_figures_without_a_model(repo_root) -> None:  # noqa: ANN001

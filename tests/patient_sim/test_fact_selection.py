@@ -1,0 +1,91 @@
+"""The patient's fact selection (``patient_sim.facts.FactIndex``) on natural wordings written for this test,
+not taken from ``data/natural`` or from any case's key questions: lay words, abbreviations, terse
+fragments and follow-ups find the case fact that answers them, and a question about something the case
+never mentions still finds nothing."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from patient_sim.cases import import_agentclinic, project_cases
+from patient_sim.facts import FactIndex, case_facts
+
+
+@cache
+def _cases() -> dict:
+    return {c.id: c for c in project_cases()}
+
+
+def _index(case_id: str) -> FactIndex:
+    return FactIndex(case_facts(_cases()[case_id]))
+
+
+def texts(case_id: str, question: str) -> list[str]:
+    return [f.text for f in _index(case_id).select(question)]
+
+
+@pytest.mark.parametrize(("case_id", "question", "fact"), [
+    # lay words
+    ("acute-appendicitis", "Any burning when you wee?", "No urinary symptoms"),
+    ("acute-appendicitis", "Any trouble with your waterworks?", "No urinary symptoms"),
+    ("acute-appendicitis", "Been throwing up?", "Vomited once"),
+    ("acute-appendicitis", "Hot and cold at all?", "Mild fever"),
+    ("acute-appendicitis", "Does moving about make it worse?", "Walking and coughing make it worse"),
+    ("acute-cholecystitis", "Any pale poos or dark wee?", "No pale stools"),
+    ("heart-failure", "Ankles puffy?", "Swollen ankles"),
+    ("urosepsis", "Any water infections before?", "Recurrent urine infections"),
+    ("croup", "Up to date with jabs?", "Vaccinations up to date"),
+    # medicines and allergies, however they are called
+    ("acute-appendicitis", "Are you on any tablets?", "No regular medicines"),
+    ("acute-appendicitis", "Anything you're allergic to?", "No known drug allergies"),
+    ("knee-osteoarthritis", "Any painkillers?", "Paracetamol as needed"),
+    ("migraine", "Taking the contraceptive pill at all?", "Combined oral contraceptive pill"),
+    # a place the case does not name: the story's own spread answers it
+    ("acute-cholecystitis", "Does it go through to your back or shoulder?", "Spreads to the right shoulder blade"),
+    # a past operation by its name
+    ("small-bowel-obstruction", "Any previous operations on your tummy?", "Hysterectomy 15 years ago"),
+    # a terse fragment
+    ("subarachnoid-haemorrhage", "Stiff in the neck?", "The light hurts her eyes and the neck feels stiff"),
+    ("heart-failure", "How many pillows do you sleep on?", "Needs three pillows at night and wakes up gasping"),
+])
+def test_a_natural_wording_finds_the_fact_that_answers_it(case_id: str, question: str, fact: str) -> None:
+    assert fact in texts(case_id, question), (question, texts(case_id, question))
+
+
+def test_an_allergy_to_a_medicine_is_answered_as_an_allergy() -> None:
+    assert texts("community-pneumonia", "Any allergy to antibiotics at all?") == ["Penicillin causes a rash"]
+
+
+def test_a_question_about_something_the_case_never_mentions_finds_nothing() -> None:
+    for question in ("Pain in the chest at all?", "Come out in any spots or a rash?", "What's your favourite colour?",
+                     "Any nosebleeds?"):
+        assert texts("acute-appendicitis", question) == [], question
+
+
+def test_a_follow_up_that_names_nothing_is_read_with_the_question_before() -> None:
+    index = _index("heart-failure")
+    assert "Weight up 4 kg this month" in [f.text for f in index.select("Have you put on weight?")]
+    assert "Weight up 4 kg this month" in [f.text for f in index.select("And by how much?")]
+
+
+def test_medicines_in_the_story_answer_a_question_about_medicines(agentclinic_path) -> None:  # noqa: ANN001
+    """An imported case keeps its medicines in the story or the history; an imported case records no
+    allergies, so a question only about allergies finds nothing ("don't know" is the right reply)."""
+    cases = {c.id: c for c in import_agentclinic(agentclinic_path)}
+    index = FactIndex(case_facts(cases["agentclinic-0016"]))  # "He takes insulin glargine, metformin, ..."
+    told = [f.text for f in index.select("Are you on any tablets?")]
+    assert any("metformin" in t for t in told), told
+    assert index.select("Allergic to anything at all?") == []
+    risperidone = FactIndex(case_facts(cases["agentclinic-0096"]))  # "... started on risperidone ..."
+    assert any("risperidone" in f.text for f in risperidone.select("What medicines do you take at the moment?"))
+
+
+def test_every_medicine_class_is_a_concept_of_the_layer() -> None:
+    """``MEDICINES`` names the layer's concepts (verifier/clinical_language.yaml); a renamed one would
+    silently stop telling medicines."""
+    from patient_sim.facts import MEDICINES
+    from verifier import clinical
+
+    assert all(clinical.is_key(concept) for concept in MEDICINES), sorted(c for c in MEDICINES if not clinical.is_key(c))
