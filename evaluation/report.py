@@ -1,7 +1,8 @@
 """The run report: one self-contained HTML file (charts inline as base64 PNG) and a JSON summary.
 
 ``write_report(run_dir)`` rebuilds both from the results store alone, so ``medverifier report RUN``
-works on a finished, a resumed or a half-finished run.
+works on a finished, a resumed or a half-finished run. A demo run's doctors side by side
+(``comparison.json``, written by ``medverifier demo``) come first, under the run's summary.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from evaluation.agreement import AgreementReport
 from evaluation.audit import AuditReport
 from evaluation.records import ExampleResult
 from evaluation.store import ResultsStore, dump_json, load_config
-from evaluation.summary import RunSummary, summarize
+from evaluation.summary import Comparison, RunSummary, summarize
 
 logger = logging.getLogger(__name__)
 
 WORST_CASES = 5
 AGREEMENT_FILE = "agreement.json"  # written beside a run by ``medverifier reviews agreement --run``
+COMPARISON_FILE = "comparison.json"  # written beside a run by ``medverifier demo`` (doctors side by side)
 
 _TEMPLATE = jinja2.Template(
     """<!doctype html>
@@ -49,6 +51,18 @@ th{background:#f3f3f3}.chart{max-width:100%;height:auto;border:1px solid #eee;ma
 <tr><th>leaks caught / fallbacks</th><td>{{ c.leaks_caught }} / {{ c.fallbacks }}</td></tr>
 <tr><th>termination reasons</th><td>{% for k, v in c.termination_reasons.items() %}{{ k }}: {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}</td></tr>{% endif %}
 </table>
+{% if cmp %}<h2 id="comparison">Side by side: the same {{ cmp.cases|length }} cases, {{ cmp.columns|length }} doctors</h2>
+<p class="conclusion"><b>{{ cmp.conclusion }}</b></p>
+<table class="comparison"><tr><th></th>{% for col in cmp.columns %}<th title="{{ col.description }}">{{ col.label }}</th>{% endfor %}</tr>
+<tr><th>reward</th>{% for col in cmp.columns %}<td>{{ fmt(col.reward) }}</td>{% endfor %}</tr>
+<tr><th>diagnoses right</th>{% for col in cmp.columns %}<td>{{ col.right }}/{{ cmp.cases|length }}</td>{% endfor %}</tr>
+{% for axis in cmp_axes %}<tr><th>{{ axis_label(axis) }}</th>{% for col in cmp.columns %}<td>{{ fmt(col.axes.get(axis)) }}</td>{% endfor %}</tr>{% endfor %}
+</table>
+<table class="comparison-cases"><tr><th>case: score / diagnosis</th>{% for col in cmp.columns %}<th>{{ col.label }}</th>{% endfor %}</tr>
+{% for case in cmp.cases %}<tr><th>{{ case }}</th>{% for col in cmp.columns %}{% set g = col.cases.get(case) %}<td>{% if g %}{{ fmt(g.score) }}<br><small class="{{ 'met' if g.correct else 'unmet' }}">{{ (g.diagnosis or "no diagnosis")|truncate(60) }}</small>{% else %}n/a{% endif %}</td>{% endfor %}</tr>{% endfor %}
+</table>
+<ul class="legend">{% for col in cmp.columns %}<li><b>{{ col.label }}</b>: {{ col.description }}</li>{% endfor %}
+<li>The scripted and natural doctors talk to fixed patient replies and are graded as the exploit audit grades them; every column is graded by the same case rubric, by rule.</li></ul>{% endif %}
 {% for title, table in tables %}{% if table %}<h2>{{ title }}</h2>
 <table><tr><th>tag</th><th>score</th><th>bootstrap std</th><th>n</th></tr>
 {% for name, m in table.items() %}<tr><td>{{ name }}</td><td>{{ fmt(m.mean) }}</td><td>{{ fmt(m.bootstrap_std) }}</td><td>{{ m.n_samples }}</td></tr>{% endfor %}
@@ -152,6 +166,28 @@ def load_agreement(run_dir: Path) -> AgreementReport | None:
         return None
 
 
+def load_comparison(run_dir: Path) -> Comparison | None:
+    """The doctors-side-by-side comparison saved beside a run (by ``medverifier demo``), if any."""
+    path = run_dir / COMPARISON_FILE
+    if not path.is_file():
+        return None
+    try:
+        return Comparison.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError:
+        logger.warning("%s: unreadable comparison, left out of the HTML report", path)
+        return None
+
+
+def _comparison_axes(comparison: Comparison | None) -> list[str]:
+    if comparison is None:
+        return []
+    return sorted({axis for column in comparison.columns for axis in column.axes})
+
+
+def _axis_label(name: str) -> str:
+    return name.removeprefix("axis:").replace("_", " ")
+
+
 def _agreement_rows(report: AgreementReport | None) -> list[tuple[str, dict]]:
     if report is None:
         return []
@@ -164,9 +200,12 @@ def _agreement_rows(report: AgreementReport | None) -> list[tuple[str, dict]]:
 
 
 def render_html(summary: RunSummary, results: list[ExampleResult], audits: list[AuditReport] | None = None,
-                agreement: AgreementReport | None = None) -> str:
+                agreement: AgreementReport | None = None, comparison: Comparison | None = None) -> str:
     worst = sorted(results, key=lambda r: (r.score if r.score is not None else 2.0, r.example_id))[:WORST_CASES]
     return _TEMPLATE.render(
+        cmp=comparison,
+        cmp_axes=_comparison_axes(comparison),
+        axis_label=_axis_label,
         g=agreement,
         agreement_rows=_agreement_rows(agreement),
         audits=audits or [],
@@ -197,7 +236,8 @@ def write_report(run_dir: str | Path) -> Path:
                         failed=previous.failed if previous else 0)
     dump_json(run_dir / "summary.json", summary)
     path = run_dir / "report.html"
-    path.write_text(render_html(summary, results, load_audits(run_dir), load_agreement(run_dir)), encoding="utf-8")
+    path.write_text(render_html(summary, results, load_audits(run_dir), load_agreement(run_dir),
+                                load_comparison(run_dir)), encoding="utf-8")
     return path
 
 
@@ -224,4 +264,22 @@ def summary_table(summary: RunSummary) -> object:
         table.add_row("turns / questions / tests", f"{c.mean_turns:.1f} / {c.mean_questions:.1f} / {c.mean_tests_ordered:.1f}")
         table.add_row("leaks caught / fallbacks", f"{c.leaks_caught} / {c.fallbacks}")
         table.add_row("termination", ", ".join(f"{k}: {v}" for k, v in c.termination_reasons.items()))
+    return table
+
+
+def comparison_table(comparison: Comparison) -> object:
+    """A rich ``Table`` of the doctors side by side, one column each (the demo prints it)."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=f"the same {len(comparison.cases)} cases, {len(comparison.columns)} doctors",
+                  box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+    table.add_column("")
+    for column in comparison.columns:
+        table.add_column(column.label, justify="right")
+    n = len(comparison.cases)
+    table.add_row("reward", *(_fmt(c.reward) for c in comparison.columns), style="bold")
+    table.add_row("diagnoses right", *(f"{c.right}/{n}" for c in comparison.columns))
+    for axis in _comparison_axes(comparison):
+        table.add_row(_axis_label(axis), *(_fmt(c.axes.get(axis)) for c in comparison.columns))
     return table

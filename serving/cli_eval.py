@@ -269,13 +269,15 @@ def demo(
     seed: int = typer.Option(0),
     runs_dir: str | None = typer.Option(None),
 ) -> None:
-    """The main job: consultations with the embedded doctor and patient, verified, with a report."""
+    """The main job: consultations with the embedded doctor and patient, verified, with a report; then the
+    same cases graded for the scripted reference, a clinician's own wording and exploits, side by side."""
     import time
 
     from rich.console import Console
+    from rich.markup import escape
 
     from evaluation.demo import DemoOptions, run_demo
-    from evaluation.report import summary_table
+    from evaluation.report import comparison_table, summary_table
 
     console = Console()
     started = time.perf_counter()
@@ -283,10 +285,14 @@ def demo(
                   f"up to {max_turns} doctor turns each")
     options = DemoOptions(cases=cases, max_turns=max_turns, doctor_max_tokens=doctor_max_tokens, seed=seed)
     try:
-        summary, report_path = asyncio.run(run_demo(options, runs_dir=runs_dir))
+        summary, report_path, comparison = asyncio.run(run_demo(options, runs_dir=runs_dir))
     except _bad_input_errors() as exc:
         raise fail(str(exc)) from exc
     console.print(summary_table(summary))
+    console.print(comparison_table(comparison))
+    for column in comparison.columns:
+        console.print(f"[dim]{escape(column.label)}: {escape(column.description)}[/dim]", highlight=False)
+    console.print(f"[bold]{escape(comparison.conclusion)}[/bold]", highlight=False)
     console.print(f"report:  {report_path}")
     console.print(f"summary: {report_path.with_name('summary.json')}")
     console.print(f"done in {time.perf_counter() - started:.0f}s")
