@@ -7,6 +7,15 @@ The verifier's rubric and verdicts are stored with the review as the clinician s
 (``GradedRubric``), so the agreement figures and the exports use exactly what was reviewed, even when
 the consultation goes on or the grader changes later.
 
+When the rubric itself changes version (``GradedRubric.generator``, ``case@3`` -> ``case@4``), a review
+follows it when it is next opened (``carry_review``): its dialogue is regraded with the current rubric,
+the clinician's marks move to the same criteria of the new rubric (matched by their text) with the
+clinician's own judgement kept (a verdict is re-expressed against the new grader verdict: "agree" with
+"met" that is now "not met" becomes "disagree"), and the earlier rubric with the marks as they were is
+kept in ``Review.earlier``, so nothing the clinician gave is lost. ``Review.regraded_from`` names the
+rubric the marks were made against until the clinician saves again; ``verdict_changes`` lists what the
+new rubric decided differently.
+
 Two exports (``export_records``):
 
 * **consultations** — one ``MedicalVerifyRequest`` per review of a case-started consultation: the case,
@@ -90,6 +99,20 @@ class GradedRubric(BaseModel):
     unscored_reason: str | None = None
 
 
+def rubric_version(generator: str) -> tuple[str, str]:
+    """A graded rubric's generator family and version: ``case@4`` -> ("case", "4"), ``llm:gpt@1`` -> ("llm", "1")."""
+    name, _, version = generator.rpartition("@")
+    if not name:
+        return generator.split(":", 1)[0], ""
+    return name.split(":", 1)[0], version
+
+
+def other_version(stored: str, current: str) -> bool:
+    """Whether ``stored`` was made by another version of the same rubric generator as ``current``."""
+    (family, version), (now_family, now_version) = rubric_version(stored), rubric_version(current)
+    return family == now_family and version != now_version
+
+
 # --------------------------------------------------------------------------- what the clinician says
 class CriterionReview(BaseModel):
     """The clinician on one of the verifier's items: the verdict, a note, changed points (0 drops it)."""
@@ -152,6 +175,9 @@ class ReviewInput(BaseModel):
     rubric_messages: int | None = Field(
         None, ge=0, description="The `messages` of the rubric you reviewed: refused (409) when the consultation "
         "has moved on since, so no mark lands on a verdict you did not see.")
+    rubric_generator: str | None = Field(
+        None, max_length=200, description="The `generator` of the rubric you reviewed (e.g. case@4): refused (409) "
+        "when the rubric has changed version since, so no mark lands on a verdict you did not see.")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> ReviewInput:
@@ -163,6 +189,14 @@ class ReviewInput(BaseModel):
         return self
 
 
+class EarlierReview(BaseModel):
+    """A review's marks as they were made against an earlier rubric version, kept when the review moved on."""
+
+    rubric: GradedRubric
+    criteria: list[CriterionReview] = Field(default_factory=list)
+    replaced_at: float = 0.0
+
+
 class Review(ReviewInput):
     """A stored review: the input, who wrote it, and the verifier's rubric as they saw it."""
 
@@ -172,9 +206,80 @@ class Review(ReviewInput):
     reviewer: str  # the reviewer key's label
     rubric: GradedRubric | None = None
     updated_at: float = 0.0
+    # Set when the review was carried onto a newer rubric version and not saved since: the rubric
+    # ("case@3") the marks were made against. ``earlier`` keeps every earlier rubric and its marks.
+    regraded_from: str | None = None
+    earlier: list[EarlierReview] = Field(default_factory=list)
 
     def by_id(self) -> dict[str, CriterionReview]:
         return {c.id: c for c in self.criteria}
+
+
+class VerdictChange(BaseModel):
+    """One criterion the regraded rubric decides differently from the rubric the review was made against."""
+
+    criterion: str
+    change: Literal["changed", "added", "removed"]  # verdict differs / only in the new rubric / only in the old
+    id: str | None = None  # its id in the new rubric (None: removed)
+    before: bool | None = None  # the earlier grader verdict (None: unscored or not in the earlier rubric)
+    after: bool | None = None  # the new grader verdict
+
+
+def _match_by_text(old: list[GradedCriterion], new: list[GradedCriterion]) -> list[tuple[GradedCriterion | None,
+                                                                                       GradedCriterion | None]]:
+    """Pairs (old, new) of the same criterion text, in the new rubric's order; unmatched old ones last."""
+    waiting: dict[str, list[GradedCriterion]] = {}
+    for graded in old:
+        waiting.setdefault(graded.criterion, []).append(graded)
+    pairs: list[tuple[GradedCriterion | None, GradedCriterion | None]] = []
+    for graded in new:
+        same = waiting.get(graded.criterion)
+        pairs.append((same.pop(0) if same else None, graded))
+    pairs.extend((graded, None) for left in waiting.values() for graded in left)
+    return pairs
+
+
+def verdict_changes(old: GradedRubric, new: GradedRubric) -> list[VerdictChange]:
+    """What ``new`` decides differently from ``old`` (criteria matched by their text)."""
+    out: list[VerdictChange] = []
+    for before, after in _match_by_text(old.criteria, new.criteria):
+        if before is None and after is not None:
+            out.append(VerdictChange(criterion=after.criterion, change="added", id=after.id, after=after.met))
+        elif after is None and before is not None:
+            out.append(VerdictChange(criterion=before.criterion, change="removed", before=before.met))
+        elif before is not None and after is not None and before.met != after.met:
+            out.append(VerdictChange(criterion=after.criterion, change="changed", id=after.id, before=before.met,
+                                     after=after.met))
+    return out
+
+
+def carry_review(review: Review, rubric: GradedRubric, *, at: float = 0.0) -> Review:
+    """``review`` moved onto ``rubric`` (its dialogue regraded by a newer rubric version).
+
+    Each mark goes to the new item with the same criterion text, its note and points unchanged; its
+    verdict keeps what the clinician judged (met or not) and is re-expressed against the new grader
+    verdict (none when the new grader left the item unscored). The earlier rubric and the marks as they
+    were go to ``earlier``; ``regraded_from`` names the rubric the clinician last saved the marks against."""
+    old = review.rubric
+    if old is None:
+        return review
+    marks = review.by_id()
+    carried: list[CriterionReview] = []
+    for before, after in _match_by_text(old.criteria, rubric.criteria):
+        mark = marks.get(before.id) if before is not None else None
+        if mark is None or before is None or after is None:
+            continue
+        verdict = mark.verdict
+        if verdict is not None:
+            if before.met is None or after.met is None:
+                verdict = None
+            else:
+                judged_met = before.met if verdict == "agree" else not before.met
+                verdict = "agree" if judged_met == after.met else "disagree"
+        carried.append(mark.model_copy(update={"id": after.id, "verdict": verdict}))
+    earlier = [*review.earlier, EarlierReview(rubric=old, criteria=list(review.criteria), replaced_at=at)]
+    return review.model_copy(update={"criteria": carried, "rubric": rubric, "earlier": earlier,
+                                     "regraded_from": review.regraded_from or old.generator})
 
 
 class ReviewedConsultation(BaseModel):

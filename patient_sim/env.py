@@ -13,14 +13,25 @@ consultation (``"diagnosis"``, or ``"premature_diagnosis"`` when configured and 
 first); ``REQUEST TEST:`` lines go to the measurement responder; two void turns in a row make the
 patient leave; anything else is answered by the simulated patient. The turn limit ends the consultation
 after the reply to the ``max_turns``-th doctor turn.
+
+An environment can be stored and rebuilt between turns (the served doctor mode keeps it in its
+LangGraph checkpoint)::
+
+    saved = env.state()                                   # EnvState: plain data, JSON-serialisable
+    env = ConsultationEnv.restore(case, patient_client, saved)
+
+``EnvState`` holds everything a turn depends on: the transcript and the bookkeeping, the termination
+gate's memory (anything asked yet, the void-turn streak), the settings (turn limit, persona, seed) and
+the simulated patient's memory (its random generator, the replies it has said, what the last question
+named), so the rebuilt environment says exactly what the original would have said next.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from patient_sim.measurement import Finding, MeasurementResponder
 from patient_sim.patient import PatientReply, SimulatedPatient
@@ -44,6 +55,42 @@ class EnvStep(BaseModel):
     reason: Reason | None = None
 
 
+class PatientMemory(BaseModel):
+    """What the simulated patient remembers between turns (``SimulatedPatient`` keeps it in private fields)."""
+
+    rng: list[Any]  # ``random.Random.getstate()`` as JSON: [version, [624 words + position], gauss_next]
+    said: list[str] = Field(default_factory=list)  # every reply said so far, normalised (none is said twice)
+    context: str = ""  # the last question that named something (what "How much?" is about)
+
+
+class EnvState(BaseModel):
+    """A ``ConsultationEnv`` between turns, as plain data (``ConsultationEnv.state`` / ``restore``)."""
+
+    version: Literal[1] = 1
+    case_id: str
+    persona: Persona
+    seed: int = 0
+    max_turns: int
+    premature_diagnosis: bool = False
+    patient_max_tokens: int = 32
+    patient_retries: int = 1
+    transcript: list[Message]
+    turns: int = 0
+    revealed: list[str] = Field(default_factory=list)
+    ordered: list[str] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    replies: list[PatientReply] = Field(default_factory=list)
+    asked: bool = False
+    void_streak: int = 0
+    done: bool = False
+    reason: Reason | None = None
+    diagnosis: str | None = None
+    leaks_caught: int = 0
+    fallbacks: int = 0
+    patient_replies: int = 0
+    patient: PatientMemory
+
+
 class ConsultationEnv:
     def __init__(
         self,
@@ -64,6 +111,8 @@ class ConsultationEnv:
         self.max_turns = max_turns
         self.seed = seed
         self.premature_diagnosis = premature_diagnosis
+        self.patient_max_tokens = patient_max_tokens
+        self.patient_retries = patient_retries
         self.patient = SimulatedPatient(
             case, persona, patient, max_retries=patient_retries, max_tokens=patient_max_tokens, seed=seed
         )
@@ -83,6 +132,52 @@ class ConsultationEnv:
         self.patient_replies = 0
         self._asked = False
         self._void_streak = 0
+
+    # ------------------------------------------------------------------ stored and rebuilt
+    def state(self) -> EnvState:
+        """Everything the next turns depend on, as plain data (a copy: later turns do not change it)."""
+        rng = self.patient._rng.getstate()
+        index = self.patient.index
+        return EnvState(
+            case_id=self.case.id, persona=self.persona, seed=self.seed, max_turns=self.max_turns,
+            premature_diagnosis=self.premature_diagnosis, patient_max_tokens=self.patient_max_tokens,
+            patient_retries=self.patient_retries, transcript=self.transcript, turns=self.turns,
+            revealed=self.revealed_facts, ordered=self.ordered_tests, findings=self.findings, replies=self.replies,
+            asked=self._asked, void_streak=self._void_streak, done=self.done, reason=self.reason,
+            diagnosis=self.diagnosis, leaks_caught=self.leaks_caught, fallbacks=self.fallbacks,
+            patient_replies=self.patient_replies,
+            patient=PatientMemory(rng=[rng[0], list(rng[1]), rng[2]], said=sorted(self.patient._said),
+                                  context=getattr(index, "_context", "")),
+        ).model_copy(deep=True)
+
+    @classmethod
+    def restore(cls, case: Case, patient: ChatClient, state: EnvState | dict[str, Any]) -> ConsultationEnv:
+        """The environment ``state`` was taken from, rebuilt around ``case`` and the patient's model."""
+        state = EnvState.model_validate(state).model_copy(deep=True)
+        if state.case_id != case.id:
+            raise ValueError(f"the stored consultation is on case {state.case_id!r}, not {case.id!r}")
+        env = cls(case, state.persona, patient, max_turns=state.max_turns, seed=state.seed,
+                  premature_diagnosis=state.premature_diagnosis, patient_max_tokens=state.patient_max_tokens,
+                  patient_retries=state.patient_retries)
+        if not state.transcript or state.transcript[0].role != "user":
+            raise ValueError("a stored consultation starts with the patient's opening")
+        env._opening = state.transcript[0].content
+        env._transcript = list(state.transcript)
+        env._revealed = list(state.revealed)
+        env._ordered = list(state.ordered)
+        env._findings = list(state.findings)
+        env._replies = list(state.replies)
+        env.turns = state.turns
+        env.done, env.reason, env.diagnosis = state.done, state.reason, state.diagnosis
+        env.leaks_caught, env.fallbacks, env.patient_replies = state.leaks_caught, state.fallbacks, state.patient_replies
+        env._asked, env._void_streak = state.asked, state.void_streak
+        memory = state.patient
+        version, words, gauss = memory.rng
+        env.patient._rng.setstate((int(version), tuple(int(w) for w in words), gauss))  # Affect draws from it too
+        env.patient._said = set(memory.said)
+        if hasattr(env.patient.index, "_context"):
+            env.patient.index._context = memory.context
+        return env
 
     # ------------------------------------------------------------------ properties
     def opening(self) -> str:

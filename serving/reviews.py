@@ -1,10 +1,12 @@
 """Clinician reviews, stored in the consultations' SQLite file (``evaluation.reviews`` defines them).
 
 Two tables beside ``consultations``: ``gradings`` keeps the verifier's graded rubric of each
-consultation (regraded when the dialogue or its case changes), so every reviewer sees the same
-verdicts and a judge is not asked again on every page load; ``reviews`` keeps one review per
-consultation and reviewer key, written through on every save (one committed transaction), so nothing
-a clinician saved is lost when the server dies.
+consultation (regraded when the dialogue, its case or the rubric's version changes), so every reviewer
+sees the same verdicts and a judge is not asked again on every page load; ``reviews`` keeps one review
+per consultation and reviewer key, written through on every save (one committed transaction), so nothing
+a clinician saved is lost when the server dies. A review made against an older version of the rubric
+is regraded and carried onto the current one when its reviewer opens it (``follow``;
+``evaluation.reviews.carry_review``), the marks as they were kept in the review.
 
 The rubric: the case-grounded one when the consultation has a case; otherwise the LLM rubric
 generator's when the server has a rubric model; otherwise there is none (``RubricUnavailable``: the
@@ -19,12 +21,16 @@ import time
 import aiosqlite
 
 from evaluation.reviews import (
+    EarlierReview,
     GradedCriterion,
     GradedRubric,
     Review,
     ReviewedConsultation,
     ReviewInput,
+    carry_review,
     item_turn,
+    other_version,
+    rubric_version,
 )
 from serving.sessions import ConsultationStore
 from verifier.backends.medical import grade_conversation
@@ -57,6 +63,30 @@ NO_RUBRIC = ("this consultation was not started from a case and the server has n
 
 class RubricUnavailable(Exception):
     """There is no usable rubric for a consultation; the message says why and what to do."""
+
+
+def generator_versions(generator: object) -> dict[str, str]:
+    """The current version of each rubric generator family ``generator`` may grade with (itself, and the
+    generators it wraps or falls back to): {"case": "4", "llm": "1"}."""
+    versions: dict[str, str] = {}
+    seen: set[int] = set()
+    todo = [generator]
+    while todo:
+        one = todo.pop()
+        if one is None or id(one) in seen:
+            continue
+        seen.add(id(one))
+        name, version = getattr(one, "name", None), getattr(one, "version", None)
+        if isinstance(name, str) and version is not None:
+            versions.setdefault(name.split(":", 1)[0], str(version))
+        todo.extend(getattr(one, attr, None) for attr in ("fallback", "inner"))
+    return versions
+
+
+def outdated(graded: GradedRubric, versions: dict[str, str]) -> bool:
+    """Whether ``graded`` was made by another version of its generator than the current one."""
+    family, version = rubric_version(graded.generator)
+    return family in versions and versions[family] != version
 
 
 async def grade_messages(messages: list[Message], case: Case | None, generator: RubricGenerator, grader: Grader,
@@ -105,7 +135,10 @@ class ReviewStore:
         ) as cursor:
             row = await cursor.fetchone()
         if row is not None and row[0] == len(messages) and row[1] == case_id:
-            return GradedRubric.model_validate_json(row[2])
+            stored = GradedRubric.model_validate_json(row[2])
+            if not outdated(stored, generator_versions(generator)):
+                return stored
+            logger.info("consultation %s: grading by %s is outdated; regrading", consultation_id, stored.generator)
         case = self.consultations.cases.get(case_id) if case_id else None
         graded = await grade_messages(messages, case, generator, grader, has_rubric_model=has_rubric_model)
         await self._conn.execute(
@@ -114,6 +147,30 @@ class ReviewStore:
         )
         await self._conn.commit()
         return graded
+
+    async def follow(self, review: Review, reviewer: str, rubric: GradedRubric, generator: RubricGenerator,
+                     grader: Grader, *, has_rubric_model: bool) -> Review:
+        """``review`` as it is when its stored grading was made by another version of the current rubric
+        (``rubric``, the consultation's grading now): its dialogue regraded, its marks carried over
+        (``carry_review``) and written through; otherwise ``review`` unchanged."""
+        old = review.rubric
+        if old is None or not other_version(old.generator, rubric.generator):
+            return review
+        if old.messages == rubric.messages and old.case_id == rubric.case_id:
+            regraded = rubric
+        else:  # the review is of an earlier part of the dialogue: regrade that part
+            messages = (await self.consultations.messages(review.consultation_id))[: old.messages]
+            case = self.consultations.cases.get(old.case_id) if old.case_id else None
+            try:
+                regraded = await grade_messages(messages, case, generator, grader, has_rubric_model=has_rubric_model)
+            except RubricUnavailable:
+                return review
+        now = time.time()
+        carried = carry_review(review, regraded, at=now)
+        logger.info("review of %s by %s: carried from %s to %s", review.consultation_id, review.reviewer,
+                    old.generator, regraded.generator)
+        await self._write(review.consultation_id, reviewer, review.reviewer, carried)
+        return carried
 
     async def forget(self, consultation_id: str) -> None:
         """Drop a deleted consultation's grading and reviews."""
@@ -137,15 +194,25 @@ class ReviewStore:
                 where = f"the verifier's rubric has {len(known)} items (v1..v{len(known)})" if known else \
                     "the consultation has no verifier rubric"
                 raise ValueError(f"criteria.{index}.id: unknown criterion {mark.id!r}: {where}")
+        now = time.time()
+        # What the clinician gave before stays with the review: the marks on every earlier rubric version.
+        last = await self.get(consultation_id, reviewer)
+        earlier = list(last.earlier) if last is not None else []
+        if last is not None and last.rubric is not None and rubric is not None \
+                and last.rubric.generator != rubric.generator:
+            earlier.append(EarlierReview(rubric=last.rubric, criteria=list(last.criteria), replaced_at=now))
         review = Review(**body.model_dump(), consultation_id=consultation_id, reviewer=label, rubric=rubric,
-                        updated_at=time.time())
+                        updated_at=now, earlier=earlier)
+        await self._write(consultation_id, reviewer, label, review)
+        return review
+
+    async def _write(self, consultation_id: str, reviewer: str, label: str, review: Review) -> None:
         await self._conn.execute(
             "INSERT OR REPLACE INTO reviews (consultation_id, reviewer, label, review, updated_at) "
             "VALUES (?, ?, ?, ?, ?)",
             (consultation_id, reviewer, label, review.model_dump_json(), review.updated_at),
         )
         await self._conn.commit()
-        return review
 
     async def visible(self, tenant: str | None) -> list[Review]:
         """Reviews ``tenant`` wrote and reviews of consultations it owns (None: every review)."""

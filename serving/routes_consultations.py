@@ -3,7 +3,10 @@
 A key sees only its own consultations and those shared with it for review (read-only: sending to
 or deleting one answers 403); any other key's id answers 404, exactly like an unknown id. A
 consultation may start from a project case (``case_id``), the clinician playing its patient or, with
-``clinician_role: "doctor"``, interviewing its simulated patient.
+``clinician_role: "doctor"``, interviewing its simulated patient on the project's consultation
+environment (its turn limit, "the patient leaves", the measurement responder). An interview that is
+over (``ended`` in the consultation and in the reply that ended it) answers a further message with 409
+``consultation_over``.
 Server-sent events of ``POST /v1/consultations/{id}/messages?stream=true``::
 
     event: delta   data: {"text": "..."}          (repeated)
@@ -30,7 +33,14 @@ from serving.routes_common import (
     not_found,
     stream_within,
 )
-from serving.sessions import ClinicianRole, Consultation, ConsultationStore, ConsultationSummary, Reply
+from serving.sessions import (
+    ClinicianRole,
+    Consultation,
+    ConsultationOver,
+    ConsultationStore,
+    ConsultationSummary,
+    Reply,
+)
 from verifier.llm import LLMError
 
 router = APIRouter(prefix="/v1/consultations", tags=["consultations"], responses=ERROR_RESPONSES)
@@ -136,6 +146,9 @@ async def send_message(
             param="max_tokens",
         )
     temperature = settings.consultation_temperature if body.temperature is None else body.temperature
+    interview = await store.interview(consultation_id)
+    if interview is not None and interview.done:
+        raise _over(ConsultationOver(consultation_id, interview.reason))
     pieces = store.send(consultation_id, body.content, max_tokens=max_tokens, temperature=temperature)
     wants_sse = stream or "text/event-stream" in request.headers.get("accept", "")
     state.admission.acquire()
@@ -151,12 +164,18 @@ async def send_message(
                 reply = item
     except LLMError as exc:
         raise ApiError(502, f"the model server failed: {exc}", type="upstream_error") from exc
+    except ConsultationOver as exc:  # another turn ended it while this one waited for the lock
+        raise _over(exc) from exc
     except ValueError as exc:  # the client's own input checks (e.g. the context length)
         raise ApiError(400, str(exc), param="content") from exc
     finally:
         state.admission.release()
     assert reply is not None  # ConsultationStore.send always ends with the Reply
     return reply
+
+
+def _over(exc: ConsultationOver) -> ApiError:
+    return ApiError(409, str(exc), code="consultation_over", param="content")
 
 
 def _event(name: str, data: str) -> str:
@@ -173,6 +192,8 @@ async def _sse(state: object, pieces: AsyncIterator[str | Reply]) -> AsyncIterat
     except ApiError as exc:
         state.metrics.rejected.labels(exc.body.error.code or "error").inc()  # type: ignore[attr-defined]
         yield _event("error", exc.body.model_dump_json())
+    except ConsultationOver as exc:
+        yield _event("error", _over(exc).body.model_dump_json())
     except Exception as exc:  # reported in-band: the 200 has already been sent
         error = ErrorBody(error=ErrorDetail(message=f"generation failed: {exc}", type="server_error"))
         yield _event("error", error.model_dump_json())

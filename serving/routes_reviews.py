@@ -5,6 +5,8 @@
 * ``GET/PUT /v1/consultations/{id}/shares`` — the reviewer keys (by label) a consultation is shared
   with, read-only (the owner).
 * ``GET/PUT /v1/consultations/{id}/review`` — the verifier's rubric and verdicts, and the caller's review.
+  A review made against an older version of the rubric is regraded and carried onto the current one when
+  opened; the page says so (``regraded_from_version``) and lists the verdicts that changed.
 * ``GET /v1/reviews/export?format=healthbench|responses|consultations`` — JSONL of the reviews the caller
   wrote and the reviews of consultations it owns; ``GET /v1/reviews/agreement`` — their agreement table.
 
@@ -19,7 +21,17 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.agreement import AgreementReport, agreement_report
-from evaluation.reviews import EXPORT_FORMATS, ExportFormat, GradedRubric, Review, ReviewInput, export_lines
+from evaluation.reviews import (
+    EXPORT_FORMATS,
+    ExportFormat,
+    GradedRubric,
+    Review,
+    ReviewInput,
+    VerdictChange,
+    export_lines,
+    other_version,
+    verdict_changes,
+)
 from serving.auth import KeyStore, Tenant, require_tenant
 from serving.reviews import ReviewStore, RubricUnavailable
 from serving.routes_common import ERROR_RESPONSES, ApiError, not_found, within
@@ -65,6 +77,10 @@ class ReviewPage(BaseModel):
     rubric: GradedRubric | None
     rubric_unavailable: str | None = None
     review: Review | None = None
+    # The rubric version (e.g. "case@3") the caller's review was made against, when it has since been
+    # regraded with the current one and not saved again; what the current rubric decides differently.
+    regraded_from_version: str | None = None
+    verdict_changes: list[VerdictChange] = Field(default_factory=list)
 
 
 def _consultations(request: Request) -> ConsultationStore:
@@ -169,13 +185,35 @@ async def _rubric(request: Request, found: ConsultationSummary) -> tuple[GradedR
     return rubric, None
 
 
+async def _followed(request: Request, review: Review | None, tenant: Tenant, rubric: GradedRubric | None) -> Review | None:
+    """The caller's review, regraded and carried onto the current rubric when it was made by an older version."""
+    if review is None or review.rubric is None or rubric is None \
+            or not other_version(review.rubric.generator, rubric.generator):
+        return review
+    state = request.app.state
+    backend = state.registry.get("medical")
+    async with state.admission.slot():
+        return await within(_reviews(request).follow(
+            review, tenant.id, rubric, backend.rubric_generator, backend.grader,
+            has_rubric_model=state.rubric_client is not None), state.settings.request_timeout_s)
+
+
+def _changes(review: Review | None) -> list[VerdictChange]:
+    if review is None or review.regraded_from is None or review.rubric is None:
+        return []
+    before = next((e.rubric for e in reversed(review.earlier) if e.rubric.generator == review.regraded_from), None)
+    return verdict_changes(before, review.rubric) if before is not None else []
+
+
 @router.get("/v1/consultations/{consultation_id}/review", response_model=ReviewPage)
 async def get_review(consultation_id: str, request: Request, tenant: Tenant = Depends(require_tenant)) -> ReviewPage:
     found = await _readable(request, tenant, consultation_id)
     rubric, unavailable = await _rubric(request, found)
+    review = await _followed(request, await _reviews(request).get(found.id, tenant.id), tenant, rubric)
     return ReviewPage(consultation_id=found.id, case_id=found.case_id, reviewer=tenant.label, access=found.access,
-                      rubric=rubric, rubric_unavailable=unavailable,
-                      review=await _reviews(request).get(found.id, tenant.id))
+                      rubric=rubric, rubric_unavailable=unavailable, review=review,
+                      regraded_from_version=review.regraded_from if review is not None else None,
+                      verdict_changes=_changes(review))
 
 
 @router.put("/v1/consultations/{consultation_id}/review", response_model=Review)
@@ -188,6 +226,10 @@ async def put_review(consultation_id: str, body: ReviewInput, request: Request,
         raise ApiError(409, f"the consultation has moved on since you opened the review (graded at "
                        f"{body.rubric_messages} messages, now {rubric.messages}): reopen it, check the verdicts, "
                        "save again", code="review_stale", param="rubric_messages")
+    if body.rubric_generator is not None and rubric is not None and body.rubric_generator != rubric.generator:
+        raise ApiError(409, f"the rubric has changed since you opened the review ({body.rubric_generator}, now "
+                       f"{rubric.generator}): reopen it, check the regraded verdicts, save again",
+                       code="review_stale", param="rubric_generator")
     try:
         return await _reviews(request).save(found.id, tenant.id, tenant.label, body, rubric)
     except ValueError as exc:

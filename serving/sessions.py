@@ -11,10 +11,15 @@ started from and who plays whom, and a ``shares`` table the reviewer keys the ow
 
 Who plays whom (``clinician_role``): ``patient`` — the clinician writes as (or about) the patient and
 the agent answers as the doctor, with or without a case; ``doctor`` — the clinician interviews the
-simulated patient of a case (``patient_sim``: fact selection, the leak checker, the measurement
-responder for ``REQUEST TEST:`` lines), the transcript keeping the project's convention that the
-doctor is ``assistant``. The simulated patient's state between turns (the facts told so far) is in
-the graph state, so it survives a restart like the turns.
+simulated patient of a case, the transcript keeping the project's convention that the doctor is
+``assistant``. The interview runs on the project's one consultation environment,
+``patient_sim.env.ConsultationEnv``, exactly as training and evaluation do: its termination gate
+(``DIAGNOSIS:`` ends it, ``REQUEST TEST:`` lines go to the measurement responder), its turn limit
+(``SamplingConfig.max_turns``), "the patient leaves" after void turns, and its simulated patient. The
+environment's whole state (``EnvState``: the transcript, the gate's memory, the patient's random
+generator and the wordings it has used) is in the graph state and is rebuilt from there for every
+turn, so a restart changes nothing the patient says. A consultation that is over takes no more turns
+(``ConsultationOver``); its ``ended`` says why.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 import aiosqlite
 from langchain_core.runnables import RunnableConfig
@@ -36,12 +41,13 @@ from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
 from patient_sim import prompts
-from patient_sim.measurement import MeasurementResponder
-from patient_sim.patient import SimulatedPatient
+from patient_sim import text as tx
+from patient_sim.env import ConsultationEnv, EnvState
+from patient_sim.loop import SamplingConfig
 from patient_sim.personas import sample_persona
 from serving.routes_common import stream_text
 from verifier.llm import ChatClient
-from verifier.markers import parse_diagnosis, parse_test_requests
+from verifier.markers import parse_diagnosis
 from verifier.types import Case, Message
 
 logger = logging.getLogger(__name__)
@@ -56,12 +62,29 @@ def doctor_system_prompt() -> str:
 
 ClinicianRole = Literal["patient", "doctor"]
 Access = Literal["owner", "reviewer"]
-CLOSING_REPLY = "Thank you, doctor."  # the simulated patient's answer to a final diagnosis
+CLOSING_REPLY = "Thank you, doctor."  # shown after a diagnosis ends an interview (the environment says nothing)
 
 
 class ConsultationState(TypedDict):
     messages: Annotated[list[dict[str, str]], operator.add]  # plain dicts: {"role", "content"}
-    revealed: NotRequired[list[str]]  # the simulated patient's facts told so far (doctor role only)
+    env: NotRequired[dict[str, Any]]  # the ConsultationEnv's EnvState, as JSON (doctor role only)
+    revealed: NotRequired[list[str]]  # before the EnvState was stored: the facts told so far (read, not written)
+
+
+class ConsultationOver(RuntimeError):
+    """A turn sent to an interview the environment has ended (a diagnosis, the turn limit, the patient left)."""
+
+    def __init__(self, consultation_id: str, reason: str | None) -> None:
+        super().__init__(f"consultation {consultation_id!r} is over ({describe_end(reason)}): start a new one")
+        self.reason = reason
+
+
+_ENDS = {"diagnosis": "a diagnosis was given", "premature_diagnosis": "a diagnosis was given before any question",
+         "turn_limit": "the turn limit was reached", "patient_left": "the patient left"}
+
+
+def describe_end(reason: str | None) -> str:
+    return _ENDS.get(reason or "", reason or "ended")
 
 
 class ConsultationSummary(BaseModel):
@@ -77,11 +100,15 @@ class ConsultationSummary(BaseModel):
 
 class Consultation(ConsultationSummary):
     messages: list[Message]
+    # Interviews of the simulated patient (doctor role): why it ended (None: still going) and the turn limit.
+    ended: str | None = None
+    turn_limit: int | None = None
 
 
 class Reply(BaseModel):
     consultation_id: str
     message: Message
+    ended: str | None = None  # this turn ended the interview: "diagnosis", "turn_limit", "patient_left", ...
 
 
 _SCHEMA = """
@@ -124,15 +151,16 @@ class ConsultationStore:
     """Create, answer, read, list and delete consultations; one instance per app."""
 
     def __init__(self, conn: aiosqlite.Connection, client: ChatClient | None, *, history_chars: int = 6000,
-                 cases: list[Case] | None = None) -> None:
+                 cases: list[Case] | None = None, sampling: SamplingConfig | None = None) -> None:
         self._conn = conn
         self._saver = AsyncSqliteSaver(conn)
         self.client = client
         self.history_chars = history_chars
         self.system_prompt = doctor_system_prompt()
         self.cases = {case.id: case for case in cases or []}
+        # The interviews' turn limit and patient tokens: training's and evaluation's defaults.
+        self.sampling = sampling or SamplingConfig()
         self._locks: dict[str, asyncio.Lock] = {}
-        self._patients: dict[str, SimulatedPatient] = {}
         builder = StateGraph(ConsultationState)
         builder.add_node("doctor", self._doctor)
         builder.add_node("patient", self._patient)
@@ -147,10 +175,10 @@ class ConsultationStore:
 
     @classmethod
     async def open(cls, path: Path, client: ChatClient | None, *, history_chars: int = 6000,
-                   cases: list[Case] | None = None) -> ConsultationStore:
+                   cases: list[Case] | None = None, sampling: SamplingConfig | None = None) -> ConsultationStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = await aiosqlite.connect(str(path))
-        store = cls(conn, client, history_chars=history_chars, cases=cases)
+        store = cls(conn, client, history_chars=history_chars, cases=cases, sampling=sampling)
         await store._saver.setup()
         await conn.executescript(_SCHEMA)
         async with conn.execute("PRAGMA table_info(consultations)") as cursor:
@@ -170,31 +198,52 @@ class ConsultationStore:
         return "patient" if config.get("configurable", {}).get("clinician_role") == "doctor" else "doctor"
 
     async def _patient(self, state: ConsultationState, config: RunnableConfig) -> dict[str, object]:
-        """The simulated patient (or the measurement responder) answers the clinician's doctor turn."""
+        """The clinician's doctor turn goes to the consultation environment, rebuilt from the stored state:
+        its reply (the simulated patient's, the measurement responder's, the patient leaving) and its new
+        state are stored together."""
         options = config.get("configurable", {})
-        consultation_id = options["thread_id"]
-        patient = self._simulated_patient(consultation_id, options["case_id"], int(options.get("persona_seed", 0)))
-        history = [Message.model_validate(m) for m in state["messages"]]
-        doctor_text = history[-1].content
-        revealed = list(state.get("revealed") or [patient.facts[0].text])
-        if parse_diagnosis(doctor_text) is not None:
-            text = CLOSING_REPLY
-        elif parse_test_requests(doctor_text):
-            text, _ = MeasurementResponder(patient.case).respond_to(doctor_text)
-        else:
-            answer = await patient.reply(doctor_text, revealed=set(revealed))
-            text = answer.text
-            revealed.extend(f.text for f in answer.facts if f.text not in revealed)
-        return {"messages": [{"role": "user", "content": text}], "revealed": revealed}
+        *before, turn = state["messages"]  # the environment has yet to see the clinician's new turn
+        env = self._restore({**state, "messages": before}, options["case_id"], int(options.get("persona_seed", 0)))
+        step = await env.env_response(turn["content"])
+        text = step.reply if step.reply is not None else CLOSING_REPLY
+        return {"messages": [{"role": "user", "content": text}], "env": env.state().model_dump(mode="json")}
 
-    def _simulated_patient(self, consultation_id: str, case_id: str, persona_seed: int) -> SimulatedPatient:
-        if consultation_id not in self._patients:
-            if self.client is None:
-                raise RuntimeError("this store was opened without a model: it cannot play the patient")
-            case = self.cases[case_id]
-            self._patients[consultation_id] = SimulatedPatient(
-                case, sample_persona(persona_seed, case), self.client, seed=persona_seed)
-        return self._patients[consultation_id]
+    def _new_env(self, case_id: str, persona_seed: int) -> ConsultationEnv:
+        """A new interview of ``case_id``'s simulated patient, set up as training and evaluation set it up."""
+        if self.client is None:
+            raise RuntimeError("this store was opened without a model: it cannot play the patient")
+        case = self.cases[case_id]
+        return ConsultationEnv(case, sample_persona(persona_seed, case), self.client,
+                               max_turns=self.sampling.max_turns, seed=persona_seed,
+                               patient_max_tokens=self.sampling.patient_max_tokens)
+
+    def _restore(self, values: dict[str, Any], case_id: str, persona_seed: int) -> ConsultationEnv:
+        if self.client is None:
+            raise RuntimeError("this store was opened without a model: it cannot play the patient")
+        return ConsultationEnv.restore(self.cases[case_id], self.client,
+                                       self._env_state(values, case_id, persona_seed))
+
+    def _env_state(self, values: dict[str, Any], case_id: str, persona_seed: int) -> EnvState:
+        """The stored environment; for an interview stored before the environment was (only ``revealed``),
+        the state its transcript implies."""
+        if values.get("env"):
+            return EnvState.model_validate(values["env"])
+        case = self.cases[case_id]
+        state = ConsultationEnv(case, sample_persona(persona_seed, case), None, max_turns=self.sampling.max_turns,
+                                seed=persona_seed, patient_max_tokens=self.sampling.patient_max_tokens).state()
+        messages = [Message.model_validate(m) for m in values.get("messages", [])]
+        doctor = [m.content for m in messages if m.role == "assistant"]
+        diagnosed = next((text for text in doctor if parse_diagnosis(text) is not None), None)
+        if diagnosed is not None and messages and messages[-1].role == "user" and messages[-1].content == CLOSING_REPLY:
+            messages = messages[:-1]
+        said = sorted({tx.reply_key(m.content) for m in messages[1:] if m.role == "user"})
+        return state.model_copy(update={
+            "transcript": messages or state.transcript, "turns": len(doctor),
+            "revealed": list(values.get("revealed") or state.revealed),
+            "done": diagnosed is not None, "reason": "diagnosis" if diagnosed is not None else None,
+            "diagnosis": parse_diagnosis(diagnosed) if diagnosed is not None else None,
+            "asked": bool(doctor), "patient": state.patient.model_copy(update={"said": said}),
+        })
 
     async def _doctor(self, state: ConsultationState, config: RunnableConfig) -> dict[str, list[dict[str, str]]]:
         options = config.get("configurable", {})
@@ -227,10 +276,10 @@ class ConsultationStore:
                                       case_id=case_id, clinician_role=clinician_role)
         if clinician_role == "doctor":
             assert case_id is not None
-            patient = self._simulated_patient(summary.id, case_id, persona_seed)
+            env = self._new_env(case_id, persona_seed)
             await self.graph.aupdate_state(
                 self._config(summary.id),
-                {"messages": [{"role": "user", "content": patient.opening()}], "revealed": [patient.facts[0].text]},
+                {"messages": [{"role": "user", "content": env.opening()}], "env": env.state().model_dump(mode="json")},
                 as_node="patient",
             )
         await self._conn.execute(
@@ -277,11 +326,25 @@ class ConsultationStore:
         state = await self.graph.aget_state(self._config(consultation_id))
         return [Message.model_validate(m) for m in (state.values or {}).get("messages", [])]
 
+    async def interview(self, consultation_id: str) -> EnvState | None:
+        """The environment of an interview of a simulated patient (doctor role), as stored; None otherwise."""
+        async with self._conn.execute(
+            "SELECT case_id, clinician_role, persona_seed FROM consultations WHERE id = ?", (consultation_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None or row[1] != "doctor" or row[0] not in self.cases:
+            return None
+        values = (await self.graph.aget_state(self._config(consultation_id))).values or {}
+        return self._env_state(values, row[0], int(row[2] or 0))
+
     async def get(self, tenant: str, consultation_id: str, *, shared: bool = False) -> Consultation | None:
         summary = await self.summary(tenant, consultation_id, shared=shared)
         if summary is None:
             return None
-        return Consultation(**summary.model_dump(), messages=await self.messages(consultation_id))
+        env = await self.interview(consultation_id) if summary.clinician_role == "doctor" else None
+        return Consultation(**summary.model_dump(), messages=await self.messages(consultation_id),
+                            ended=env.reason if env is not None and env.done else None,
+                            turn_limit=env.max_turns if env is not None else None)
 
     async def attach_case(self, consultation_id: str, case_id: str) -> None:
         if case_id not in self.cases:
@@ -311,7 +374,6 @@ class ConsultationStore:
             await self._conn.execute("DELETE FROM shares WHERE consultation_id = ?", (consultation_id,))
             await self._conn.commit()
         self._locks.pop(consultation_id, None)
-        self._patients.pop(consultation_id, None)
         return True
 
     async def send(
@@ -320,7 +382,8 @@ class ConsultationStore:
         """Persist the clinician's message, then yield the reply's text pieces and finally the ``Reply``.
 
         Turns of one consultation are answered one at a time (a per-session lock), in arrival order.
-        As the doctor, the clinician's message is an ``assistant`` turn and the reply the patient's.
+        As the doctor, the clinician's message is an ``assistant`` turn and the reply the environment's;
+        an interview that is over raises ``ConsultationOver`` before anything is stored.
         """
         async with self._conn.execute(
             "SELECT case_id, clinician_role, persona_seed FROM consultations WHERE id = ?", (consultation_id,)
@@ -331,7 +394,12 @@ class ConsultationStore:
         config = self._config(consultation_id, max_tokens=max_tokens, temperature=temperature,
                               clinician_role=role or "patient", case_id=case_id, persona_seed=persona_seed)
         async with self._lock(consultation_id):
+            if role == "doctor":
+                env = await self.interview(consultation_id)
+                if env is not None and env.done:
+                    raise ConsultationOver(consultation_id, env.reason)
             final: list[dict[str, str]] = []
+            ended: str | None = None
             async for mode, chunk in self.graph.astream(
                 {"messages": [{"role": said, "content": content}]},
                 config,
@@ -342,6 +410,8 @@ class ConsultationStore:
                     yield chunk["delta"]
                 else:
                     final = chunk["messages"]
+                    stored_env = chunk.get("env") if role == "doctor" else None
+                    ended = stored_env.get("reason") if stored_env and stored_env.get("done") else None
             await self._conn.execute(
                 "UPDATE consultations SET updated_at = ?, turns = turns + 1 WHERE id = ?",
                 (time.time(), consultation_id),
@@ -350,7 +420,7 @@ class ConsultationStore:
         reply = Message.model_validate(final[-1]) if final and final[-1]["role"] == answered else None
         if reply is None:
             raise RuntimeError(f"consultation {consultation_id}: the {answered} node produced no reply")
-        yield Reply(consultation_id=consultation_id, message=reply)
+        yield Reply(consultation_id=consultation_id, message=reply, ended=ended)
 
     # ------------------------------------------------------------------ helpers
     def _lock(self, consultation_id: str) -> asyncio.Lock:

@@ -81,14 +81,27 @@ async function loadSessions() {
   } catch (err) { status(err.message); }
 }
 
+const ENDS = { diagnosis: "you gave a diagnosis", premature_diagnosis: "you gave a diagnosis before asking anything",
+  turn_limit: "the turn limit was reached", patient_left: "the patient left" };
+
+// An interview of the simulated patient ends as in training: a diagnosis, the turn limit, or the patient leaving.
+function showEnded() {
+  const ended = info && info.ended;
+  el("ended").hidden = !ended;
+  el("ended").textContent = ended ? "The consultation is over: " + (ENDS[ended] || ended) + ". Review it, or start a new one." : "";
+  if (ended) el("composer").hidden = true;
+}
+
 async function showCaseCard() {
   const card = el("case-card");
   card.hidden = true;
   card.innerHTML = "";
   if (!info || !info.case_id) return;
   if (info.clinician_role === "doctor") {
+    const limit = info.turn_limit ? " You have " + info.turn_limit + " turns, as the trained doctor has; two turns " +
+      "in a row that ask nothing and the patient leaves." : "";
     card.append(make("p", { textContent: "You are the doctor: interview the simulated patient. Ask one or two questions " +
-      "at a time, order tests as 'REQUEST TEST: name', and end with 'DIAGNOSIS: …' and your plan." }));
+      "at a time, order tests as 'REQUEST TEST: name', and end with 'DIAGNOSIS: …' and your plan." + limit }));
     card.hidden = false;
     return;
   }
@@ -116,6 +129,7 @@ async function openSession(id) {
     for (const m of session.messages) addMessage(m.role, m.content);
     el("open-review").disabled = false;
     el("composer").hidden = session.access !== "owner";
+    showEnded();
     await showCaseCard();
     await loadSessions();
     if (!el("review").hidden) await openReview();
@@ -130,6 +144,7 @@ async function newSession(title) {
   info = created;
   el("messages").innerHTML = "";
   el("open-review").disabled = false;
+  showEnded();
   return created.id;
 }
 
@@ -163,7 +178,10 @@ async function streamReply(response, item) {
       if (!event || data === undefined) continue;
       const payload = JSON.parse(data);
       if (event === "delta") item.textContent += payload.text;
-      else if (event === "done") item.textContent = payload.message.content;
+      else if (event === "done") {
+        item.textContent = payload.message.content;
+        if (payload.ended && info) { info.ended = payload.ended; showEnded(); }
+      }
       else if (event === "error") { item.className = "error"; item.textContent = payload.error.message; }
       item.scrollIntoView({ block: "end" });
     }
@@ -192,8 +210,8 @@ async function send(text) {
 // ------------------------------------------------------------------ the review
 function draftKey() { return DRAFT_PREFIX + current; }
 
-function draftFrom(saved) {
-  const draft = { criteria: {}, added: [], rating: "", comment: "" };
+function draftFrom(saved, rubric) {
+  const draft = { criteria: {}, added: [], rating: "", comment: "", rubric: rubric ? rubric.generator : null };
   if (!saved) return draft;
   for (const c of saved.criteria) draft.criteria[c.id] = { verdict: c.verdict || "", note: c.note || "", points: c.points };
   draft.added = saved.added;
@@ -231,6 +249,25 @@ function renderScores(rubric) {
   if (rubric.unscored_reason) table.append(make("tr", {}, [make("td", { colSpan: 2, textContent: rubric.unscored_reason })]));
 }
 
+// The review was made against an older version of the rubric: the server regraded it and carried the marks over.
+function renderRegraded(page) {
+  const box = el("regraded");
+  box.innerHTML = "";
+  box.hidden = !page.regraded_from_version;
+  if (box.hidden) return;
+  const now = page.rubric ? page.rubric.generator : "the current rubric";
+  const verdict = (met) => met === null || met === undefined ? "unscored" : (met ? "met" : "not met");
+  box.append(make("p", { textContent: "The verdicts changed: your review was made against the rubric " +
+    page.regraded_from_version + "; the consultation has been regraded with " + now + ". Your marks were carried " +
+    "over to the same criteria (your judgement kept); check them and save." }));
+  const lines = page.verdict_changes.map((c) => make("li", { textContent: c.change === "changed"
+    ? (c.id + ": " + c.criterion + " — " + verdict(c.before) + " → " + verdict(c.after))
+    : c.change === "added" ? (c.id + " (new): " + c.criterion + " — " + verdict(c.after))
+    : ("no longer in the rubric: " + c.criterion + " (your marks on it are kept with the review)") }));
+  if (lines.length) box.append(make("ul", {}, lines));
+  else box.append(make("p", { textContent: "No verdict differs." }));
+}
+
 function renderCriteria(rubric) {
   const body = el("criteria").querySelector("tbody");
   body.innerHTML = "";
@@ -264,6 +301,7 @@ function renderCriteria(rubric) {
       row.className = c.met ? "penalty-harm" : "penalty-avoided";
       row.title = c.met ? "a penalty that applies: " + c.points + " points" : "a penalty this consultation avoided";
     }
+    if (review.page.verdict_changes.some((v) => v.id === c.id && v.change !== "removed")) row.classList.add("regraded");
     body.append(row);
   }
 }
@@ -286,6 +324,7 @@ async function renderReview() {
   el("no-rubric-reason").textContent = page.rubric_unavailable || "";
   const canAttach = page.access === "owner" && info && info.clinician_role !== "doctor";
   el("attach-select").hidden = el("attach-case").hidden = !canAttach;
+  renderRegraded(page);
   renderScores(page.rubric);
   renderCriteria(page.rubric);
   renderAdded();
@@ -302,10 +341,19 @@ async function openReview() {
   if (!current) return;
   try {
     const page = await (await api("/v1/consultations/" + current + "/review")).json();
-    const stored = localStorage.getItem(draftKey());
-    review = { page, draft: stored ? JSON.parse(stored) : draftFrom(page.review) };
+    let stored = localStorage.getItem(draftKey());
+    let aside = "";
+    const generator = page.rubric ? page.rubric.generator : null;
+    if (stored && (JSON.parse(stored).rubric || null) !== generator) {
+      // Unsaved marks made against another rubric version would land on other criteria: set them aside.
+      localStorage.setItem(draftKey() + ".before-regrade", stored);
+      localStorage.removeItem(draftKey());
+      stored = null;
+      aside = "unsaved changes made against an earlier rubric were set aside; ";
+    }
+    review = { page, draft: stored ? JSON.parse(stored) : draftFrom(page.review, page.rubric) };
     el("review").hidden = false;
-    el("review-status").textContent = stored ? "unsaved changes (kept in this browser)" : (page.review ? "saved" : "");
+    el("review-status").textContent = aside + (stored ? "unsaved changes (kept in this browser)" : (page.review ? "saved" : ""));
     await renderReview();
   } catch (err) { status(err.message); }
 }
@@ -322,7 +370,7 @@ function reviewBody() {
   }
   const rating = review.draft.rating ? Number(review.draft.rating) : null;
   return { criteria, added: review.draft.added, rating, comment: review.draft.comment || "",
-    rubric_messages: rubric ? rubric.messages : null };
+    rubric_messages: rubric ? rubric.messages : null, rubric_generator: rubric ? rubric.generator : null };
 }
 
 async function saveReview() {
@@ -333,6 +381,9 @@ async function saveReview() {
     })).json();
     localStorage.removeItem(draftKey());
     review.page.review = saved;
+    review.page.regraded_from_version = null;
+    review.page.verdict_changes = [];
+    renderRegraded(review.page);
     el("review-status").textContent = "saved at " + new Date(saved.updated_at * 1000).toLocaleTimeString();
   } catch (err) {
     el("review-status").textContent = "not saved: " + err.message;
@@ -430,6 +481,7 @@ el("key-form").addEventListener("submit", (event) => {
 el("new-session").addEventListener("click", () => {
   current = null;
   info = null;
+  showEnded();
   el("messages").innerHTML = "";
   el("review").hidden = true;
   el("case-card").hidden = true;

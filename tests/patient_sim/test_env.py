@@ -138,3 +138,54 @@ async def test_the_loop_continues_a_consultation_under_way() -> None:
     assert whole.termination_reason == rest.termination_reason == "diagnosis"
     assert [m.content for m in rest.transcript[:3]] == [m.content for m in whole.transcript[:3]]
     assert rest.turns == whole.turns == 3
+
+
+class RestylingPatientModel:
+    """Says the reply it is asked to restyle, opened by a word the sampling seed picks (seed-sensitive)."""
+
+    model = "scripted-restyler"
+
+    async def complete(self, messages: list[Message], *, seed: int | None = None, **_: object) -> Completion:
+        reply = messages[0].content.rsplit('What you want to say: "', 1)[-1].rstrip('"')
+        lead = ("Well, ", "So, ", "Hmm, ", "")[(seed or 0) % 4]
+        return Completion(text=lead + reply[:1].lower() + reply[1:] if lead else reply)
+
+
+async def test_a_stored_environment_rebuilt_between_turns_says_the_same() -> None:
+    """``state()`` / ``restore()`` at every turn (through JSON, with a new patient client) change nothing:
+    the replies, the bookkeeping and the end are those of the environment that ran throughout."""
+    import json
+
+    from patient_sim.env import EnvState
+    from patient_sim.personas import sample_persona
+
+    case = find_case("acs-stemi")
+    turns = ["When did the pain start?", "Have you travelled abroad recently?", "REQUEST TEST: ECG, troponin",
+             "Do you keep any pets?", "Okay.", "Have you travelled abroad recently?", "Any rashes?", "Anything else?"]
+
+    async def run(rebuild_at: set[int], model=RestylingPatientModel) -> tuple[list[tuple], EnvState]:
+        env = ConsultationEnv(case, sample_persona(4, case), model(), max_turns=7, seed=4)
+        out = []
+        for i, text in enumerate(turns):
+            if i in rebuild_at:
+                env = ConsultationEnv.restore(case, model(), json.loads(env.state().model_dump_json()))
+            if env.done:
+                break
+            step = await env.env_response(text)
+            out.append((step.reply, step.source, step.done, step.reason))
+        return out, env.state()
+
+    straight, final = await run(set())
+    assert straight[-1][2:] == (True, "turn_limit") and len(straight) == 7
+    for rebuild_at in ({1}, {3}, {5}, set(range(len(turns)))):
+        assert await run(rebuild_at) == (straight, final)
+    leaky_straight = await run(set(), LeakyPatientModel)
+    assert await run({2, 4}, LeakyPatientModel) == leaky_straight  # the template path (every draft refused)
+
+    restored = ConsultationEnv.restore(case, LeakyPatientModel(), final)
+    assert restored.done and restored.reason == "turn_limit" and restored.transcript == final.transcript
+    assert restored.ordered_tests == final.ordered != [] and restored.messages()[1:] == final.transcript
+    with pytest.raises(RuntimeError, match="over"):
+        await restored.env_response("One more?")
+    with pytest.raises(ValueError, match="acs-stemi"):
+        ConsultationEnv.restore(find_case("migraine"), LeakyPatientModel(), final)

@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -17,10 +17,11 @@ from tests.serving.conftest import KEY_A, free_port
 
 
 @contextmanager
-def serve_subprocess(db: Path, log: Path) -> Iterator[tuple[subprocess.Popen, str]]:
+def serve_subprocess(db: Path, log: Path, args: Sequence[str] = ()) -> Iterator[tuple[subprocess.Popen, str]]:
+    """``medverifier serve`` in a subprocess (the embedded model unless ``args`` name another)."""
     port = free_port()
     command = [sys.executable, "-m", "serving.cli", "serve", "--port", str(port), "--db", str(db),
-               "--api-key", KEY_A, "--log-level", "warning"]
+               "--api-key", KEY_A, "--log-level", "warning", *args]
     env = {**os.environ, "OMP_NUM_THREADS": "2", "MEDVERIFIER_DEFAULT_MAX_TOKENS": "6"}
     with log.open("ab") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)

@@ -129,3 +129,43 @@ def test_without_a_case_the_page_offers_to_attach_one(tmp_path: Path, browser) -
         page.click("#attach-case")
         page.wait_for_selector("#criteria tbody tr")
         assert page.locator("#no-rubric").is_hidden()
+
+
+def test_the_page_says_the_verdicts_changed_when_the_rubric_moved_on(tmp_path: Path, browser) -> None:  # noqa: F811
+    """A review saved under an older rubric version opens regraded, with a notice naming that version and
+    the verdicts that changed; saving it again clears the notice."""
+    from tests.serving.test_reviews import _as_older_rubric, consult, store_older_review
+
+    settings = labelled(tmp_path)
+    with run_server(create_app(settings, client=ScriptedClient(reply=doctor))) as server, server.client() as http:
+        cid = consult(server)
+        rubric = http.get(f"/v1/consultations/{cid}/review").json()["rubric"]
+    flipped = next(c for c in rubric["criteria"] if c["turn"] == "consultation" and c["met"] is True)
+    older = _as_older_rubric(rubric, flip=flipped["criterion"], renamed="")
+    old_id = next(c["id"] for c in older["criteria"] if c["criterion"] == flipped["criterion"])
+    store_older_review(settings.db_path, cid, {
+        "consultation_id": cid, "reviewer": "dr-ames", "rubric": older, "rating": 2,
+        "criteria": [{"id": old_id, "verdict": "agree", "note": "kept across versions"}]})
+
+    with run_server(create_app(settings, client=ScriptedClient(reply=doctor))) as server:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url + "/")
+        page.fill("#api-key", KEY_A)
+        page.click("#save-key")
+        reopen_review(page)
+        notice = page.locator("#regraded")
+        notice.wait_for(state="visible")
+        assert "The verdicts changed" in notice.inner_text() and "case@3" in notice.inner_text()
+        assert f"{flipped['id']}: {flipped['criterion']} — not met → met" in notice.inner_text()
+        row = page.locator(f"#criteria tbody tr[data-id='{flipped['id']}']")
+        assert "regraded" in row.get_attribute("class")
+        assert row.locator("select.verdict").input_value() == "disagree"  # the clinician judged it not met
+        assert row.locator("input.note-input").input_value() == "kept across versions"
+        page.click("#save-review")
+        page.wait_for_function("document.getElementById('review-status').textContent.startsWith('saved at')")
+        assert notice.is_hidden()
+        reopen_review(page)
+        assert page.locator("#regraded").is_hidden()
+        assert not errors, errors

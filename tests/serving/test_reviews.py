@@ -345,3 +345,111 @@ def test_key_labels_from_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("MEDVERIFIER_KEY_LABELS", "bad label=x")
     with pytest.raises(ValueError, match="bad label"):
         Settings()
+
+
+def _as_older_rubric(rubric: dict, *, flip: str, renamed: str) -> dict:
+    """``rubric`` as an older rubric version might have graded it: numbered the other way round, one verdict
+    the other way, one criterion worded otherwise."""
+    old = json.loads(json.dumps(rubric))
+    old["generator"] = "case@3"
+    count = len(old["criteria"])
+    for index, item in enumerate(old["criteria"]):
+        item["id"] = f"v{count - index}"
+        if item["criterion"] == flip:
+            item["met"] = not item["met"]
+        if item["criterion"] == renamed:
+            item["criterion"] = "Asks an older version's question about the pain"
+    old["criteria"].reverse()
+    return old
+
+
+def store_older_review(db_path: Path, cid: str, review: dict) -> None:
+    """Write ``review`` (its rubric an older version's) as the owner's review and as the consultation's
+    stored grading, straight into the server's file (the server is stopped)."""
+    import sqlite3
+
+    with sqlite3.connect(db_path) as db:
+        owner = db.execute("SELECT tenant FROM consultations WHERE id = ?", (cid,)).fetchone()[0]
+        db.execute("INSERT OR REPLACE INTO reviews (consultation_id, reviewer, label, review, updated_at) "
+                   "VALUES (?, ?, ?, ?, 1.0)", (cid, owner, review["reviewer"], json.dumps(review)))
+        db.execute("UPDATE gradings SET rubric = ? WHERE consultation_id = ?", (json.dumps(review["rubric"]), cid))
+
+
+def test_a_review_made_against_an_older_rubric_is_regraded_when_opened(tmp_path: Path) -> None:
+    """The case rubric moved on (case@3 -> the current version) after a review was saved: opening the review
+    regrades it, carries the clinician's marks onto the same criteria, keeps the marks as they were, and
+    says which verdicts changed; saving again clears the notice and a save against the old one is refused."""
+    import sqlite3
+
+    from rubric_gen.case_rubric import CASE_RUBRIC_VERSION
+
+    settings = labelled(tmp_path)
+    current = f"case@{CASE_RUBRIC_VERSION}"
+    with run_server(create_app(settings, client=ScriptedClient(reply=doctor))) as server, server.client() as http:
+        cid = consult(server)
+        rubric = http.get(f"/v1/consultations/{cid}/review").json()["rubric"]
+        assert rubric["generator"] == current
+    by_text = {c["criterion"]: c for c in rubric["criteria"]}
+    correct = next(c for t, c in by_text.items() if t.startswith("States the correct final diagnosis"))
+    asked = next(c for c in rubric["criteria"] if c["turn"] == "consultation" and c["met"] is True
+                 and c["id"] != correct["id"])
+    gone = next(c for c in rubric["criteria"] if c["id"] not in (correct["id"], asked["id"]) and c["met"] is not None)
+    older = _as_older_rubric(rubric, flip=asked["criterion"], renamed=gone["criterion"])
+    old_id = {c["criterion"]: c["id"] for c in older["criteria"]}
+    renamed_id = old_id["Asks an older version's question about the pain"]
+    # The review as the clinician saved it under case@3 (ids of that rubric), and that grading, in the file.
+    stored = {
+        "consultation_id": cid, "reviewer": "dr-ames", "rubric": older, "updated_at": 1.0, "rating": 3,
+        "comment": "saved under the old rubric",
+        "criteria": [
+            {"id": old_id[correct["criterion"]], "verdict": "agree", "note": "right diagnosis", "points": 9},
+            {"id": old_id[asked["criterion"]], "verdict": "agree", "note": "it was not asked"},  # judged: not met
+            {"id": renamed_id, "verdict": "disagree", "note": "a note on a criterion that is gone"},
+        ],
+        "added": [{"criterion": "Advises chewing aspirin", "points": 4, "tags": [], "met": True, "turn": "final"}],
+    }
+    store_older_review(settings.db_path, cid, stored)
+
+    with run_server(create_app(settings, client=ScriptedClient(reply=doctor))) as server, server.client() as http:
+        page = http.get(f"/v1/consultations/{cid}/review").json()
+        assert page["rubric"]["generator"] == current and page["rubric"]["criteria"] == rubric["criteria"]
+        assert page["regraded_from_version"] == "case@3"
+        changes = {(c["change"], c["criterion"]): c for c in page["verdict_changes"]}
+        assert changes[("changed", asked["criterion"])] == {
+            "criterion": asked["criterion"], "change": "changed", "id": asked["id"], "before": False, "after": True}
+        assert ("added", gone["criterion"]) in changes
+        assert ("removed", "Asks an older version's question about the pain") in changes
+        assert len(changes) == 3
+
+        review = page["review"]
+        assert review["rubric"]["generator"] == current and review["regraded_from"] == "case@3"
+        marks = {m["id"]: m for m in review["criteria"]}
+        # Carried to the same criteria under their new ids; the clinician's judgement kept: "agree" with the
+        # old "not met" is "disagree" with the new "met".
+        assert marks[correct["id"]] == {"id": correct["id"], "verdict": "agree", "note": "right diagnosis", "points": 9}
+        assert marks[asked["id"]]["verdict"] == "disagree" and marks[asked["id"]]["note"] == "it was not asked"
+        assert len(marks) == 2
+        # Nothing the clinician gave is lost: the old rubric and every mark as it was.
+        (earlier,) = review["earlier"]
+        assert earlier["rubric"]["generator"] == "case@3" and earlier["criteria"] == [
+            {**m, "points": m.get("points")} for m in stored["criteria"]]
+        assert review["rating"] == 3 and review["added"][0]["criterion"] == "Advises chewing aspirin"
+
+        # The regrade is stored: the grading and the review (the notice stays until the clinician saves).
+        with sqlite3.connect(settings.db_path) as db:
+            graded = json.loads(db.execute("SELECT rubric FROM gradings WHERE consultation_id = ?", (cid,)).fetchone()[0])
+        assert graded["generator"] == current
+        again = http.get(f"/v1/consultations/{cid}/review").json()
+        assert again["regraded_from_version"] == "case@3" and again["review"]["criteria"] == review["criteria"]
+        agreement = http.get("/v1/reviews/agreement").json()
+        assert agreement["grader"]["n"] == 2 and agreement["grader"]["accuracy"] == 0.5
+
+        body = {"criteria": review["criteria"], "rating": 3, "rubric_messages": page["rubric"]["messages"]}
+        stale = http.put(f"/v1/consultations/{cid}/review", json={**body, "rubric_generator": "case@3"})
+        assert stale.status_code == 409 and stale.json()["error"]["code"] == "review_stale"
+        saved = http.put(f"/v1/consultations/{cid}/review", json={**body, "rubric_generator": current})
+        assert saved.status_code == 200, saved.text
+        assert saved.json()["regraded_from"] is None and len(saved.json()["earlier"]) == 1
+        after = http.get(f"/v1/consultations/{cid}/review").json()
+        assert after["regraded_from_version"] is None and after["verdict_changes"] == []
+        assert after["review"]["earlier"][0]["criteria"][2]["note"] == "a note on a criterion that is gone"
