@@ -1,26 +1,21 @@
-"""Lexical helpers shared by fact selection, the leak checker and the measurement responder.
+"""Lexical helpers shared by fact selection and the leak checker.
 
-A deliberately small stemmer plus a synonym table, so that "smoke" matches "smoker", "pain" matches
-"hurts" and "ECG" matches "electrocardiogram" without any model.
+The clinical-language layer's stemmer plus the patient's synonym table, so that "smoke" matches "smoker",
+"pain" matches "hurts" and "ECG" matches "electrocardiogram" without any model (what an order names and
+what a question asks about are the layer's: ``verifier.clinical``).
 """
 
 from __future__ import annotations
 
 import re
 
+from verifier import clinical
+
 _WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)?")
 
-STOPWORDS = frozenset(
-    """a about above after again all also am an and any anything are as at be been before being below
-    between both but by can could did do does doing don done down during each else ever few for from
-    further get got had has have having he her here hers him his how i if in into is it its itself just
-    let me might more most much must my myself no nor not now of off on once only or other our out over
-    own please really same shall she should so some something such tell than that the their them then
-    there these they this those through to too under until up us very was we were what when where which
-    while who whom why will with would yes you your yours yourself i'm i've you've you're it's don't
-    doctor ok okay oh well right see thank thanks""".split()
-)
+# The clinical-language layer's stop words and stemmer: the patient reads words as the grader does.
+STOPWORDS = clinical.STOPWORDS
 
 # Canonical token for groups of words a patient and a doctor use for the same thing.
 _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
@@ -91,10 +86,6 @@ _PHRASES = [
 ]
 _PHRASES_RE = [(re.compile(p, re.IGNORECASE), r) for p, r in _PHRASES]
 
-_SUFFIXES = ("ational", "ation", "ness", "ments", "ment", "ingly", "ing", "edly", "ed", "ers", "er",
-             "ies", "ful", "es", "ly", "s")
-
-
 def normalise(text: str) -> str:
     text = text.lower().replace("’", "'")
     for pattern, replacement in _PHRASES_RE:
@@ -103,20 +94,11 @@ def normalise(text: str) -> str:
 
 
 def stem(word: str) -> str:
+    """The layer's stem, then this module's patient-side synonyms ("hurts" -> "pain")."""
     word = word.lower()
     if word in SYNONYMS:
         return SYNONYMS[word]
-    if word.isdigit() or len(word) <= 3:
-        return word
-    base = word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-            break
-    if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
-        base = base[:-1]  # stopped -> stop, running -> run
-    if len(base) > 3 and base.endswith("e"):
-        base = base[:-1]
+    base = clinical.stem(word)
     return SYNONYMS.get(base, SYNONYMS.get(word.rstrip("s"), base))
 
 
