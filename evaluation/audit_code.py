@@ -185,6 +185,8 @@ def _walk():
                 continue
             seen.add(root)
             for name in files:
+                if time.monotonic() > stop:  # a directory of thousands of files must not outlast the budget
+                    return
                 if name.endswith((".jsonl", ".json", ".py")):
                     _learn(_read(os.path.join(root, name)))
 _try(_walk)
