@@ -553,20 +553,25 @@ def render_recall_table(report: RecallReport) -> Any:
              f"consultations, {report.source})")
     shares = [f"{f.split} {f.ordered}/{f.cases}" + ("" if f.share is None else f" ({f.share:.2f})")
               for f in report.ladder]
-    table = Table(title=title, caption="quality ladder ordered: " + ", ".join(shares) if shares else None)
-    for column in ("split", "register", "n", "ratio", "min case", "item recall", "false penalties", "unscored"):
-        table.add_column(column, justify="left" if column in {"split", "register", "min case"} else "right",
-                         overflow="fold")
+    legend = ("ratio: to the exact-wording reference; lowest: the lowest case's ratio; recall: annotated items "
+              "credited; false+: penalties met on these good consultations; unsc.: could not be graded")
+    ladder = f"quality ladder ordered: {', '.join(shares)}; " if shares else ""
+    table = Table(title=title, caption=ladder + legend)
+    # Short headers that fit 80 columns; which case is lowest is in recall_lines.
+    for column in ("split", "register", "n", "ratio", "lowest", "recall", "false+", "unsc."):
+        table.add_column(column, justify="left" if column in {"split", "register"} else "right", no_wrap=True)
     for f in report.figures:
-        low = "-" if f.min_case is None else f"{f.min_case_ratio:.3f} {f.min_case}"
-        table.add_row(f.split, f.register_, str(f.consultations), _num(f.ratio), low, _num(f.item_recall),
-                      str(f.false_penalties), str(f.unscored), style="bold" if f.register_ == ALL else None)
+        table.add_row(f.split, f.register_, str(f.consultations), _num(f.ratio), _num(f.min_case_ratio),
+                      _num(f.item_recall), str(f.false_penalties), str(f.unscored),
+                      style="bold" if f.register_ == ALL else None)
     return table
 
 
 def recall_lines(report: RecallReport) -> list[str]:
     """What the table leaves out: the false penalties by criterion, the ladders that are not ordered."""
     lines = [f"note: {note}" for note in report.notes]
+    lines += [f"lowest case ({f.split}): {f.min_case} {_num(f.min_case_ratio)}" for f in report.figures
+              if f.register_ == ALL and f.min_case]
     for f in report.figures:
         if f.register_ == ALL:
             lines.extend(f"false penalty ({f.split}, {n}x): {criterion}"
