@@ -205,3 +205,56 @@ def test_every_imported_test_is_answered_and_credited_alike(agentclinic_path) ->
             assert [f for f in MeasurementResponder(case).lookup(test) if f.status == "found"], (case.id, test)
             results = grader.grade_sync(dialogue(case, [f"REQUEST TEST: {test}"]), rubric.items)
             assert any(r.met for r in results if r.criterion.endswith(f"test: {test}.")), (case.id, test)
+
+
+# --------------------------------------------------------------------------- the issue's own examples
+def test_the_web_page_appendicitis_consultation_earns_the_reference_s_credit() -> None:
+    """Issue 28's clinician, in their own words, on acute-appendicitis: every key question, the tests by
+    their everyday names, the right diagnosis with an emergency plan and safety-netting."""
+    from patient_sim.cases import find_case
+    from patient_sim.doctors import reference
+
+    case = find_case("acute-appendicitis")
+    turns = [
+        "I'm sorry you're in pain. Can you show me where it first hurt, and where it hurts now?",
+        "Have you been sick at all, and are you off your food?",
+        "Any burning or stinging when you pee? And any pain in your testicles?",
+        "Do you take any medicines, and are you allergic to anything? Is your tummy very hard or rigid? Any high fever?",
+        "I'd like to examine your tummy.\nREQUEST EXAM: abdomen\nREQUEST TEST: Blood count\n"
+        "REQUEST TEST: C-reactive protein\nREQUEST TEST: Urine dipstick\nREQUEST TEST: Ultrasound of the abdomen",
+        "DIAGNOSIS: Appendicitis\nI know this is worrying. Your pain moved to the right side and the scan shows an "
+        "inflamed appendix; I considered mesenteric adenitis but the scan points to the appendix. This needs "
+        "emergency treatment now: I am sending you to the emergency department straight away for the surgeons. "
+        "If the pain gets much worse before you are seen, call 999.",
+    ]
+    rubric = build_case_rubric(case).items
+    grader = RuleGrader()
+    natural = grader.grade_sync(dialogue(case, turns), rubric)
+    exact = grader.grade_sync(dialogue(case, reference(case)), rubric)
+
+    def score(results: list) -> float:
+        positive = sum(i.points for i in rubric if i.points > 0 and i.check is not None)
+        return sum(r.points for r in results if r.met) / positive
+
+    missed = [r.criterion for r in natural if r.points > 0 and r.met is False]
+    harms = [r.criterion for r in natural if r.points < 0 and r.met]
+    assert not harms, harms
+    assert not [m for m in missed if "test" in m or "asks" in m.lower()], missed
+    assert score(natural) >= 0.95 * score(exact), (score(natural), score(exact), missed)
+
+
+def test_the_lymphoma_case_credits_a_cbc_and_asks_for_the_tests_that_make_the_diagnosis(agentclinic_path) -> None:
+    """Issue 28's AgentClinic example (diffuse large B-cell lymphoma): a CBC is the WBC, haemoglobin and
+    platelets, the LDH the case holds is indicated, and the rubric asks for the CT and the node biopsy."""
+    from patient_sim.cases import import_agentclinic
+
+    case = next(c for c in import_agentclinic(agentclinic_path) if c.id == "agentclinic-0004")
+    tests = case_tests(case)
+    assert any("biopsy" in t.lower() for t in tests) and any("ct" in t.lower().split() for t in tests), tests
+    orders = "\n".join(f"REQUEST TEST: {t}" for t in ["CBC", "LDH", "CT chest/abdomen/pelvis",
+                                                       "Excisional biopsy of the neck node"])
+    results = RuleGrader().grade_sync(dialogue(case, [orders]), build_case_rubric(case).items)
+    test_items = [r for r in results if r.criterion.startswith("Orders the appropriate test")]
+    assert test_items and all(r.met for r in test_items), [(r.criterion, r.explanation) for r in test_items]
+    unindicated = next(r for r in results if r.criterion.startswith("Orders tests the presentation"))
+    assert not unindicated.met and unindicated.explanation.startswith("0 unindicated"), unindicated.explanation
