@@ -76,7 +76,7 @@ _TOPIC_WEIGHT = {"hpi": 1.2, "ros": 0.8}
 _QUERY_GLUE = frozenset(tx.stem(w) for w in ("notice", "noticed", "feel", "felt", "think", "remember"))
 _GENERIC_QUERY = frozenset(tx.stem(w) for w in ("pain", "problem", "symptom", "medical", "history", "trouble"))
 _GATES: dict[str, Topic] = {"family": "family", "allergy": "allergies", "medication": "medications"}
-# The clinical-language layer's medicine concepts (verifier/clinical_language.yaml): a fact that names one
+# The clinical-language layer's medicine concepts (verifier/clinical/language.yaml): a fact that names one
 # ("currently taking haloperidol", "managed with enalapril") tells a medicine wherever the record put it, and a
 # question that names one asks about medicines.
 MEDICINES = frozenset({

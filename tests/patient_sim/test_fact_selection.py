@@ -83,7 +83,7 @@ def test_medicines_in_the_story_answer_a_question_about_medicines(agentclinic_pa
 
 
 def test_every_medicine_class_is_a_concept_of_the_layer() -> None:
-    """``MEDICINES`` names the layer's concepts (verifier/clinical_language.yaml); a renamed one would
+    """``MEDICINES`` names the layer's concepts (verifier/clinical/language.yaml); a renamed one would
     silently stop telling medicines."""
     from patient_sim.facts import MEDICINES
     from verifier import clinical

@@ -167,9 +167,10 @@ def test_a_rival_condition_never_gets_in_through_an_alias(diagnosis: str, rival:
 
 def test_aliases_never_join_two_conditions() -> None:
     """No name stands on two lines, and no line holds two of the matcher's distinct conditions."""
+    from verifier.clinical.diagnoses import _diagnosis_index
     from verifier.diagnosis import _builtin, words
 
-    _, lines = clinical._diagnosis_index()
+    _, lines = _diagnosis_index()
     owner: dict[str, int] = {}
     for number, line in enumerate(lines):
         for name in line:

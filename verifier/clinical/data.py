@@ -1,0 +1,312 @@
+"""The clinical-language layer's data: the three YAML files beside this module, their schemas, phrase
+matching on folded words, and what a text's words are (the keys of its phrases, the stems of the rest).
+Loaded once per process."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from verifier.diagnosis import name_variants, words
+
+_HERE = Path(__file__).resolve().parent
+
+
+TESTS_FILE = _HERE / "tests.yaml"
+
+
+LANGUAGE_FILE = _HERE / "language.yaml"
+
+
+DIAGNOSES_FILE = _HERE / "diagnoses.yaml"
+
+
+# Namespaces of the keys :func:`terms` returns besides history concepts and stems.
+TEST, METHOD, SITE, INTENT = "test:", "method:", "site:", "intent:"
+
+
+EXAM = METHOD + "exam"
+
+
+STOPWORDS = frozenset(
+    """a about above after again all also am an and any anything are as at be been before being below
+    between both but by can could did do does doing don done down during each else ever few for from
+    further get got had has have having he her here hers him his how i if in into is it its itself just
+    let me might more most much must my myself no nor not now of off on once only or other our out over
+    own please really same shall she should so some something such tell than that the their them then
+    there these they this those through to too under until up us very was we were what when where which
+    while who whom why will with would yes you your yours yourself i'm i've you've you're it's don't
+    doctor ok okay oh well right see thank thanks""".split()
+)
+
+
+# Words of a test label that say what kind of thing it is, never which test ("Blood Work > ... > Findings").
+_LABEL_WORDS = frozenset(
+    """blood work test tests testing level levels result results finding findings value values imaging
+    image images lab labs laboratory investigation investigations serum plasma panel study studies
+    analysis report other additional initial repeat measurement measurements profile assay screen
+    screening check please order request send run get do urgent stat routine""".split()
+)
+
+
+_SUFFIXES = ("ational", "ation", "ness", "ments", "ment", "ingly", "ing", "edly", "ed", "ers", "er",
+             "ies", "ful", "es", "ly", "s")
+
+
+def stem(word: str) -> str:
+    """A light suffix stemmer for words outside every phrase ("stopped" -> "stop", "vomiting" -> "vomit")."""
+    word = word.lower()
+    if word.isdigit() or len(word) <= 3:
+        return word
+    base = word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+        base = base[:-1]
+    if len(base) > 3 and base.endswith("e"):
+        base = base[:-1]
+    return base
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    names: list[str] = Field(min_length=1)
+    order_names: list[str] = Field(default_factory=list)  # names read only in an order ("US": not the pronoun)
+    parts: list[str] = Field(default_factory=list)
+    routine: bool = False
+
+
+class _ExamWords(BaseModel):
+    names: list[str] = Field(min_length=1)
+
+
+class TestsData(BaseModel):
+    """``tests.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tests: list[_Entry]
+    methods: list[_Entry]
+    sites: list[_Entry]
+    exams: _ExamWords
+
+    @model_validator(mode="after")
+    def _check(self) -> TestsData:
+        for kind, entries in (("tests", self.tests), ("methods", self.methods), ("sites", self.sites)):
+            ids = [e.id for e in entries]
+            duplicates = sorted({i for i in ids if ids.count(i) > 1})
+            if duplicates:
+                raise ValueError(f"{kind}: duplicate ids {duplicates}")
+            for entry in entries:
+                missing = [p for p in entry.parts if p not in ids]
+                if missing:
+                    raise ValueError(f"{kind}: {entry.id!r} has unknown parts {missing}")
+        return self
+
+
+class _Concept(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    phrases: list[str] = Field(default_factory=list)
+    stems: list[str] = Field(default_factory=list)  # words after the stemmer ("agonis" for agonising)
+    sign: bool = False  # looked for on examination rather than asked about (a rigid abdomen, pallor)
+    found_by: list[str] = Field(default_factory=list)  # the test or site whose examination finds the sign
+
+
+class _Intent(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    patterns: list[str] = Field(min_length=1)  # a question that asks this
+    answers: list[str] = Field(default_factory=list)  # a fact sentence that answers it
+
+
+class LanguageData(BaseModel):
+    """``language.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    concepts: list[_Concept]
+    intents: list[_Intent]
+    generic: list[str] = Field(default_factory=list)  # concept ids too broad to tell one question from another
+
+
+class DiagnosesData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    diagnoses: list[list[str]]
+    subtypes: dict[str, list[str]] = Field(default_factory=dict)  # a condition -> narrower conditions
+    capitals: dict[str, str] = Field(default_factory=dict)  # "ALL" -> its name, read only in capitals
+
+
+def _read(path: Path, model: type[BaseModel]) -> BaseModel:
+    try:
+        return model.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+
+
+def folded(text: str) -> tuple[str, ...]:
+    return tuple(words(text))
+
+
+class _Phrases:
+    """Phrases (folded word tuples) to keys; ``spans`` finds the longest non-overlapping matches."""
+
+    def __init__(self) -> None:
+        self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+
+    def add(self, phrase: str, key: str) -> None:
+        for variant in name_variants(phrase):
+            parts = folded(variant)
+            if parts:
+                self._by_first.setdefault(parts[0], []).append((parts, key))
+
+    def matches(self, tokens: Sequence[str]) -> list[tuple[int, int, str]]:
+        """Every match, nested ones included ("heart" inside "heart problems")."""
+        found: list[tuple[int, int, str]] = []
+        for start, token in enumerate(tokens):
+            for parts, key in self._by_first.get(token, ()):
+                if tuple(tokens[start : start + len(parts)]) == parts:
+                    found.append((start, start + len(parts), key))
+        return found
+
+    def spans(self, tokens: Sequence[str]) -> list[tuple[int, int, str]]:
+        found = self.matches(tokens)
+        found.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+        taken: list[tuple[int, int, str]] = []
+        for begin, end, key in found:
+            if all(end <= t[0] or begin >= t[1] for t in taken) or any(
+                    (begin, end) == (t[0], t[1]) for t in taken):  # one phrase, several keys
+                taken.append((begin, end, key))
+        return sorted(taken)
+
+
+@dataclass(frozen=True)
+class _Layer:
+    phrases: _Phrases
+    order_phrases: _Phrases  # the phrases plus names read only in orders
+    placed_as: dict[str, list[tuple[frozenset[str], frozenset[str]]]]  # test -> (methods, sites) naming it
+    stems: dict[str, str]
+    parts: dict[str, frozenset[str]]  # test or site key -> its parts' keys, recursively
+    routine: frozenset[str]
+    intents: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...]
+    generic: frozenset[str]
+    signs: frozenset[str]
+    found_by: dict[str, tuple[str, ...]]
+    names: dict[str, str]  # key -> its first name, for labels
+
+
+def _closure(direct: dict[str, list[str]]) -> dict[str, frozenset[str]]:
+    out: dict[str, frozenset[str]] = {}
+
+    def walk(key: str, seen: frozenset[str]) -> frozenset[str]:
+        if key in out:
+            return out[key]
+        found = set()
+        for part in direct.get(key, ()):
+            if part not in seen:
+                found |= {part} | walk(part, seen | {key})
+        return frozenset(found)
+
+    for key in direct:
+        out[key] = walk(key, frozenset())
+    return out
+
+
+@cache
+def _layer() -> _Layer:
+    tests: TestsData = _read(TESTS_FILE, TestsData)  # type: ignore[assignment]
+    language: LanguageData = _read(LANGUAGE_FILE, LanguageData)  # type: ignore[assignment]
+    phrases, order_phrases, placed = _Phrases(), _Phrases(), _Phrases()  # placed: methods and sites only
+    names: dict[str, str] = {}
+    direct: dict[str, list[str]] = {}
+    for prefix, entries in ((TEST, tests.tests), (METHOD, tests.methods), (SITE, tests.sites)):
+        for entry in entries:
+            key = prefix + entry.id
+            names[key] = entry.names[0]
+            direct[key] = [prefix + p for p in entry.parts]
+            for name in entry.names:
+                phrases.add(name, key)
+                order_phrases.add(name, key)
+            for name in entry.order_names:
+                order_phrases.add(name, key)
+            if prefix != TEST:
+                for name in [*entry.names, *entry.order_names]:
+                    placed.add(name, key)
+    for name in tests.exams.names:
+        phrases.add(name, EXAM)
+        order_phrases.add(name, EXAM)
+        placed.add(name, EXAM)
+    # A test is also named by its method on its site: "blood cx" is the blood culture, "stool microscopy"
+    # the stool examination. Each test's names, read for methods and sites alone, give those pairs.
+    placed_as: dict[str, list[tuple[frozenset[str], frozenset[str]]]] = {}
+    for entry in tests.tests:
+        for name in entry.names:
+            keys = {k for _, _, k in placed.spans(folded(name))}
+            methods = frozenset(k for k in keys if k.startswith(METHOD))
+            sites = frozenset(k for k in keys if k.startswith(SITE))
+            if methods and sites and (methods, sites) not in placed_as.get(TEST + entry.id, []):
+                placed_as.setdefault(TEST + entry.id, []).append((methods, sites))
+    names.setdefault(EXAM, "examination")
+    stems: dict[str, str] = {}
+    for concept in language.concepts:
+        names[concept.id] = (concept.phrases or concept.stems or [concept.id])[0]
+        for phrase in concept.phrases:
+            phrases.add(phrase, concept.id)
+            order_phrases.add(phrase, concept.id)
+        for word in concept.stems:
+            stems[stem(word)] = concept.id
+    intents = tuple(
+        (INTENT + i.id, re.compile("|".join(f"(?:{p})" for p in i.patterns), re.IGNORECASE),
+         re.compile("|".join(f"(?:{p})" for p in i.answers), re.IGNORECASE) if i.answers else None)
+        for i in language.intents
+    )
+    routine = frozenset(TEST + e.id for e in tests.tests if e.routine)
+    signs = frozenset(c.id for c in language.concepts if c.sign)
+    found_by = {c.id: tuple(c.found_by) for c in language.concepts if c.found_by}
+    unknown = sorted({k for keys in found_by.values() for k in keys if k not in names})
+    if unknown:
+        raise ValueError(f"{LANGUAGE_FILE}: found_by names unknown tests or sites {unknown}")
+    return _Layer(phrases=phrases, order_phrases=order_phrases, placed_as=placed_as, stems=stems, parts=_closure(direct), routine=routine, intents=intents,
+                  generic=frozenset(language.generic), signs=signs, found_by=found_by, names=names)
+
+
+@lru_cache(maxsize=65536)
+def _terms(text: str, order: bool = False) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(keys, leftover stems, nested keys) of ``text``: the keys of the longest phrases it contains, the
+    stems of its other content words, and the keys of phrases inside longer ones ("heart" in "heart
+    problems": a question about heart problems also asks about the heart)."""
+    layer = _layer()
+    phrases = layer.order_phrases if order else layer.phrases
+    tokens = folded(text)
+    nested = [key for _, _, key in phrases.matches(tokens)]
+    keys: list[str] = []
+    covered = [False] * len(tokens)
+    for begin, end, key in phrases.spans(tokens):
+        keys.append(key)
+        covered[begin:end] = [True] * (end - begin)
+    rest: list[str] = []
+    for token, used in zip(tokens, covered, strict=True):
+        if used or token in STOPWORDS:
+            continue
+        stemmed = stem(token)
+        concept = layer.stems.get(stemmed)
+        (keys if concept else rest).append(concept or stemmed)
+    keys = list(dict.fromkeys(keys))
+    return tuple(keys), tuple(dict.fromkeys(rest)), tuple(k for k in dict.fromkeys(nested) if k not in keys)
+
+
+def label(key: str) -> str:
+    return _layer().names.get(key, key.split(":", 1)[-1])

@@ -1,0 +1,80 @@
+"""The names a condition goes by: abbreviations and short forms, subtypes, capitalised abbreviations."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache, lru_cache
+
+from verifier.clinical.data import DIAGNOSES_FILE, DiagnosesData, _Phrases, _read, folded
+from verifier.diagnosis import name_variants
+
+
+@cache
+def _diagnosis_index() -> tuple[_Phrases, tuple[tuple[str, ...], ...]]:
+    data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
+    phrases = _Phrases()
+    for number, line in enumerate(data.diagnoses):
+        for name in line:
+            phrases.add(name, str(number))
+    return phrases, tuple(tuple(line) for line in data.diagnoses)
+
+
+@cache
+def _subtypes() -> dict[str, tuple[str, ...]]:
+    data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
+    return {" ".join(folded(k)): tuple(v) for k, v in data.subtypes.items()}
+
+
+@cache
+def _capitals() -> tuple[tuple[re.Pattern[str], str], ...]:
+    data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
+    return tuple((re.compile(rf"(?<![A-Za-z]){re.escape(k)}(?![A-Za-z])"), v) for k, v in data.capitals.items())
+
+
+def spell_out(statement: str) -> str:
+    """A stated diagnosis with its capitalised abbreviations that are everyday words in lower case spelled
+    out ("B-cell ALL" -> "B-cell acute lymphoblastic leukaemia"); case matters only for these."""
+    for pattern, name in _capitals():
+        statement = pattern.sub(name, statement)
+    return statement
+
+
+def diagnosis_names(accepted: Sequence[str]) -> list[str]:
+    """``accepted`` plus the other names the data gives the same condition: abbreviations and usual
+    short forms ("TTP" for thrombotic thrombocytopenic purpura), also inside a longer name ("COPD
+    exacerbation"). A name is replaced only where the whole of it (two words or more, or the whole
+    diagnosis) stands in the diagnosis, so a broader or rival condition never comes in."""
+    phrases, lines = _diagnosis_index()
+    out = list(dict.fromkeys(accepted))
+    for name in list(out):  # a narrower condition is right too (and so are its other names)
+        out.extend(_subtypes().get(" ".join(folded(name)), ()))
+    seen = {" ".join(folded(name)) for name in out}
+    for name in list(out):
+        for variant in name_variants(name):
+            tokens = folded(variant)
+            for begin, end, number in phrases.spans(tokens):
+                if end - begin < 2 and (begin, end) != (0, len(tokens)):
+                    continue
+                for alias in lines[int(number)]:
+                    new = " ".join([*tokens[:begin], *folded(alias), *tokens[end:]])
+                    whole = (begin, end) == (0, len(tokens))
+                    if new not in seen:
+                        seen.add(new)
+                        out.append(alias if whole else new)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _name_index(names: tuple[str, ...]) -> _Phrases:
+    index = _Phrases()
+    for name in names:
+        index.add(name, name)
+    return index
+
+
+def mentions(text: str, names: Sequence[str]) -> str | None:
+    """The first of ``names`` (condition names) that ``text`` mentions, compared as folded words (British
+    and American spellings, plurals), or None."""
+    spans = _name_index(tuple(names)).spans(folded(text))
+    return spans[0][2] if spans else None

@@ -1,0 +1,121 @@
+"""What a question asks about: its terms, intents and topics; the signs it names and what finds them."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from verifier.clinical.data import (
+    EXAM,
+    INTENT,
+    METHOD,
+    SITE,
+    STOPWORDS,
+    TEST,
+    _layer,
+    _terms,
+    folded,
+    stem,
+)
+from verifier.clinical.orders import read_order
+
+
+def terms(text: str, *, nested: bool = True) -> list[str]:
+    """What ``text`` talks about: concept, test, method and site keys (with ``nested``, also those of
+    phrases inside longer ones), then the stems of other words."""
+    keys, rest, inner = _terms(text)
+    return [*keys, *(inner if nested else ()), *rest]
+
+
+def topics(text: str) -> list[tuple[str, ...]]:
+    """What ``text`` (a key question, a symptom, a red flag) asks about, one group per thing: each intent;
+    the keys of each phrase, with those of the phrases inside it ("speech" is the speech concept and the
+    nervous system); each other word's stem."""
+    layer = _layer()
+    tokens = folded(text)
+    groups: list[tuple[str, ...]] = [(key,) for key in sorted(intents(text))]
+    said = {w for key, asks, _ in layer.intents if key in intents(text)  # the words that say the intent
+            for match in asks.finditer(text) for w in folded(match.group(0))}
+    matches = layer.phrases.matches(tokens)
+    covered = [False] * len(tokens)
+    spans: dict[tuple[int, int], list[str]] = {}
+    for begin, end, key in layer.phrases.spans(tokens):
+        spans.setdefault((begin, end), []).append(key)
+        covered[begin:end] = [True] * (end - begin)
+    for (begin, end), keys in spans.items():
+        inner = [k for b, e, k in matches if begin <= b and e <= end and k not in keys]
+        groups.append(tuple(dict.fromkeys([*keys, *inner])))
+    for token, used in zip(tokens, covered, strict=True):
+        if not used and token not in STOPWORDS and token not in said:
+            stemmed = stem(token)
+            groups.append((layer.stems.get(stemmed, stemmed),))
+    return list(dict.fromkeys(groups))
+
+
+def concepts(text: str) -> list[str]:
+    """Only the keys of ``text`` (no leftover stems)."""
+    return list(_terms(text)[0])
+
+
+@lru_cache(maxsize=16384)
+def intents(sentence: str) -> frozenset[str]:
+    """What a question asks, whatever it asks it about (``intent:onset``, ``intent:site``, ...)."""
+    return frozenset(key for key, asks, _ in _layer().intents if asks.search(sentence))
+
+
+def answers(fact: str) -> list[str]:
+    """The intents a fact sentence answers ("it started yesterday" answers ``intent:onset``)."""
+    return [key for key, _, answer in _layer().intents if answer is not None and answer.search(fact)]
+
+
+def asked(question: str) -> frozenset[str]:
+    """Everything a question sentence asks about: its terms and its intents."""
+    return frozenset(terms(question)) | intents(question)
+
+
+def term_keys(term: str) -> frozenset[str]:
+    """A rubric term as keys: a namespaced key stands for itself; a word or phrase is read as text."""
+    if term.startswith((INTENT, TEST, METHOD, SITE)):
+        return frozenset({term})
+    return frozenset(terms(term)) or frozenset({term.lower()})
+
+
+def is_generic(key: str) -> bool:
+    """A key too broad to tell one question from another ("pain", "problem")."""
+    return key in _layer().generic
+
+
+def is_sign(text: str) -> bool:
+    """Whether ``text`` (a red flag) names a sign that is looked for rather than asked about, or a
+    measurement ("pH under 7.1", "raised lactate")."""
+    layer = _layer()
+    order = read_order(text)
+    return any(key in layer.signs for key in concepts(text)) or bool(order.tests) or EXAM in order.methods
+
+
+def found_by(text: str) -> tuple[list[str], list[str]]:
+    """(tests, sites) whose measurement or examination finds the signs ``text`` names: a low blood pressure
+    is found by measuring the blood pressure, a rigid abdomen by examining the abdomen."""
+    layer = _layer()
+    keys = [*concepts(text), *_terms(text)[2]]
+    found = [k for key in keys for k in layer.found_by.get(key, ())]
+    tests = list(dict.fromkeys([*(k for k in keys if k.startswith(TEST)), *(k for k in found if k.startswith(TEST))]))
+    sites = list(dict.fromkeys([*read_order(text).sites, *(k for k in found if k.startswith(SITE))]))
+    return tests, sites
+
+
+def is_key(key: str) -> bool:
+    """Whether ``key`` is a key of the layer's data (a concept, test, method or site), not a stem."""
+    return key in _layer().names or key.startswith(INTENT)
+
+
+
+
+_NEGATED_RE = re.compile(r"^\s*(?:no|denies|denied|without|absence of|absent|not|negative for|never)\s+(?:any\s+)?",
+                         re.IGNORECASE)
+
+
+def topic(finding: str) -> str:
+    """A recorded finding as the thing to ask about: "No fever" -> "fever" (asking about a negated
+    finding asks about the finding)."""
+    return _NEGATED_RE.sub("", finding.strip()).strip() or finding.strip()

@@ -1,0 +1,189 @@
+"""What an order names: the one resolver the measurement responder and the grader share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from verifier.clinical.data import _LABEL_WORDS, EXAM, INTENT, METHOD, SITE, TEST, _layer, _terms, label, stem
+
+
+@dataclass(frozen=True)
+class Order:
+    """An order or a test label, read: the tests it names (and their parts), methods, sites, other words."""
+
+    tests: frozenset[str]
+    covers: frozenset[str]  # the tests and every part of a named panel
+    methods: frozenset[str]
+    sites: frozenset[str]  # with the parts of composite sites ("A/P": abdomen and pelvis)
+    rest: frozenset[str]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.tests or self.methods or self.sites or self.rest)
+
+
+@cache
+def _label_stems() -> frozenset[str]:
+    return frozenset(stem(w) for w in _LABEL_WORDS) | _LABEL_WORDS
+
+
+@lru_cache(maxsize=65536)
+def read_order(text: str, *, exam: bool = False) -> Order:
+    """``text`` (an order, or a case's test label such as ``"Blood Work > CBC > WBC"``) read as an order;
+    ``exam`` marks a ``REQUEST EXAM:`` order (an examination of the sites it names)."""
+    layer = _layer()
+    keys, rest, nested = _terms(text, True)
+    # a test inside a longer test's name was done too ("LP opening pressure" is a lumbar puncture)
+    tests = frozenset(k for k in [*keys, *nested] if k.startswith(TEST))
+    if ">" in text:  # a result label: "Vital signs > Respiratory rate" is the respiratory rate, not every vital sign
+        tests = frozenset(t for t in tests if not layer.parts.get(t, frozenset()) & tests)
+    methods = {k for k in keys if k.startswith(METHOD)} | ({EXAM} if exam else set())
+    # "Imaging > Chest CT" is a CT and "Imaging > Chest X-ray" an X-ray: a method that covers others says
+    # nothing more beside a more specific method or a test
+    methods = {m for m in methods if not layer.parts.get(m) or not (layer.parts[m] & methods or tests)}
+    sites = frozenset(k for k in keys if k.startswith(SITE))
+    body = frozenset(k for k in keys if not k.startswith((TEST, METHOD, SITE, INTENT)))
+    return Order(
+        tests=tests,
+        covers=tests.union(*(layer.parts.get(t, frozenset()) for t in tests)),
+        methods=frozenset(methods),
+        sites=sites.union(*(layer.parts.get(s, frozenset()) for s in sites)),
+        rest=frozenset(r for r in rest if r not in _label_stems() and not r.isdigit()) | body,
+    )
+
+
+def names(order: Order, target: Order) -> bool:
+    """Whether ``order`` names ``target`` specifically enough to credit it: the same test or a panel
+    that contains it; the same method on the same site; or, for a test the data does not know, all of
+    its words."""
+    if target.tests:
+        if target.tests & order.covers or _placed(order, target):
+            return True
+        # another name for the same panel: U&Es for "electrolytes" (it shares half of the panel's parts or more)
+        parts = target.covers - target.tests
+        return len(parts) >= 2 and len(parts & order.covers) * 2 >= len(parts)
+    if target.methods:
+        if not _methods(target) & order.methods:  # "Brain imaging" is named by a CT or an MRI of the brain
+            return False
+        if not target.sites:  # "General appearance" is not what an abdominal examination looks at
+            return EXAM not in target.methods or not order.sites or bool(target.rest & order.rest)
+        return bool(target.sites & order.sites)
+    if target.sites and order.methods and target.sites & order.sites:
+        return True
+    return bool(target.rest) and target.rest <= order.rest
+
+
+def _methods(order: Order) -> frozenset[str]:
+    """The order's methods and the methods they cover (imaging covers CT, MRI, ...)."""
+    parts = _layer().parts
+    return order.methods.union(*(parts.get(m, frozenset()) for m in order.methods))
+
+
+def _placed(order: Order, target: Order) -> bool:
+    """Whether ``order`` names one of ``target``'s tests by method and site ("blood cx", "stool microscopy")."""
+    if order.tests or not (order.methods and order.sites):
+        return False
+    layer = _layer()
+    return any(methods & order.methods and sites & order.sites
+               for test in target.tests for methods, sites in layer.placed_as.get(test, ()))
+
+
+def touches(order: Order, target: Order) -> bool:
+    """Whether ``order`` asks, perhaps too vaguely to credit, for something ``target`` holds: a part of
+    its panel ("Hb" for a blood count), its method without a site ("CT" for a chest CT), or some of its
+    words. Such an order is never an unindicated test."""
+    if names(order, target):
+        return True
+    if order.tests and target.tests:
+        return bool(order.covers & (target.covers | target.tests)) or bool(order.tests & target.covers)
+    if _methods(target) & _methods(order):
+        if EXAM in target.methods and order.sites and not target.sites:
+            return False
+        return not order.sites or not target.sites or bool(order.sites & target.sites)
+    if order.empty or order.tests or order.methods:
+        return False
+    return bool(order.rest) and (order.rest <= target.rest or target.rest <= order.rest)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What one order names among a case's labels: ``named`` (credited), else ``touched`` (answered,
+    never penalised, not credited)."""
+
+    named: tuple[str, ...]
+    touched: tuple[str, ...]
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.named or self.touched
+
+
+def resolve(order: str, labels: Iterable[str], *, exam: bool = False) -> Resolution:
+    """The one resolver: which of ``labels`` (a case's result keys, or test names) ``order`` names.
+    The measurement responder answers with these; the grader credits ``named`` and never counts an
+    order that resolves to anything as unindicated."""
+    wanted = read_order(order, exam=exam)
+    labels = list(labels)
+    named = tuple(lab for lab in labels if names(wanted, read_order(lab)))
+    if named:
+        return Resolution(named=named, touched=())
+    return Resolution(named=(), touched=tuple(lab for lab in labels if touches(wanted, read_order(lab))))
+
+
+def is_exam(order: str) -> bool:
+    return EXAM in read_order(order).methods
+
+
+def panel_of(label: str) -> str | None:
+    """The test a result label belongs to: the first its segments name, read from the outside in
+    ("Blood Work > Complete Blood Count > WBC" -> ``test:cbc``, "Urinalysis > RBC" -> ``test:urinalysis``),
+    else None."""
+    for segment in _segments(label):
+        tests = read_order(segment).tests
+        if tests:
+            layer = _layer()
+            outer = [t for t in tests if not any(t in layer.parts.get(o, ()) for o in tests if o != t)]
+            return sorted(outer)[0]
+    return None
+
+
+def is_routine(label: str) -> bool:
+    """A first-line test that rarely makes a diagnosis by itself (a blood count, electrolytes, vitals)."""
+    order = read_order(label)
+    return bool(order.tests) and order.tests <= _layer().routine | frozenset(
+        p for t in order.tests & _layer().routine for p in _layer().parts.get(t, ()))
+
+
+def _segments(label: str) -> list[str]:
+    return [p.strip() for p in label.split(">") if p.strip()]
+
+
+def _meaningful(segment: str) -> bool:
+    order = read_order(segment)
+    return bool(order.tests or order.methods or order.sites or order.rest)
+
+
+def test_groups(labels: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """A case's result labels grouped into the tests a clinician orders, as ``(name, labels)`` in the
+    order first seen: the WBC, haemoglobin and platelets of one blood count are one test named for the
+    panel; a CT's findings are the CT."""
+    groups: dict[object, tuple[str, list[str]]] = {}
+    for lab in labels:
+        order = read_order(lab)
+        if order.empty:  # "Laboratory Tests > Other" names no test
+            continue
+        panel = panel_of(lab)
+        segments = [s for s in _segments(lab) if _meaningful(s)] or _segments(lab)
+        if panel is not None:
+            identity: object = panel
+            named = [s for s in segments if panel in read_order(s).tests]
+            name = named[0] if named else label(panel)
+        else:
+            identity = (order.methods, order.sites, order.rest if not (order.methods or order.sites) else frozenset())
+            name = " ".join(segments)
+        if identity not in groups:
+            groups[identity] = (name, [])
+        groups[identity][1].append(lab)
+    return list(groups.values())
