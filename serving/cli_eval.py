@@ -27,6 +27,16 @@ _POLICY_HELP = "`embedded`, a checkpoint folder, a served model name (with --bas
 
 
 
+def _model_ref(model: str, base_url: str | None) -> str:
+    """A local checkpoint folder as an absolute path (e.g. ``runs/rule/final``, a training run's output), so
+    the run's stored config and weights fingerprint still find it when resumed from another directory;
+    ``embedded``, a served model's name and a ``py:`` factory unchanged."""
+    if base_url or model == "embedded" or model.startswith("py:"):
+        return model
+    path = Path(model).expanduser()
+    return str(path.resolve()) if path.is_dir() else model
+
+
 def _bad_input_errors() -> tuple[type[BaseException], ...]:
     from pydantic import ValidationError
 
@@ -44,7 +54,7 @@ def _grader(grading: str, judge: str | None, judge_base_url: str | None, batched
         raise fail(f"--grading must be rule, judge or hybrid, got {grading!r}")
     if grading == "judge" and not judge:
         raise fail("--grading judge needs --judge MODEL")
-    spec = ClientSpec(model=judge, base_url=judge_base_url, **local) if judge else None
+    spec = ClientSpec(model=_model_ref(judge, judge_base_url), base_url=judge_base_url, **local) if judge else None
     return GraderSpec(kind=grading, judge=spec, batched=batched, judge_cache=cache)  # type: ignore[arg-type]
 
 
@@ -141,7 +151,7 @@ def healthbench(
         typer.echo("note: --batched grades with the project's batch prompt (HealthBench has none): the scores "
                    "are not comparable with published HealthBench numbers", err=True)
     evaluation = HealthBenchEval.create(
-        data, policy=ClientSpec(model=model, base_url=base_url, **local),
+        data, policy=ClientSpec(model=_model_ref(model, base_url), base_url=base_url, **local),
         grader=grader, seed=seed, limit=limit,
         concurrency=concurrency, executor=executor, ray_address=ray_address, max_tokens=max_tokens,
         length_penalty=length_penalty, run_name=run_name, runs_dir=runs_dir,
@@ -231,10 +241,10 @@ def consult(
         cases_format="agentclinic" if agentclinic else "reviews" if reviewed else "project",
         case_ids=list(case), personas_per_case=personas,
         sampling=SamplingConfig(**{k: v for k, v in chosen.items() if v is not None}),
-        patient=ClientSpec(model=patient_model, base_url=patient_base_url, **local),
+        patient=ClientSpec(model=_model_ref(patient_model, patient_base_url), base_url=patient_base_url, **local),
     )
     evaluation = ConsultEval.create(
-        policy=ClientSpec(model=model, base_url=base_url, **local),
+        policy=ClientSpec(model=_model_ref(model, base_url), base_url=base_url, **local),
         grader=_grader(grading, judge, judge_base_url, batched, judge_cache, local),
         params=params, seed=seed, limit=limit, concurrency=concurrency, executor=executor,
         ray_address=ray_address, run_name=run_name, runs_dir=runs_dir,
