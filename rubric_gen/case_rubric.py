@@ -74,7 +74,8 @@ _UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurt
                                "anywhere", "anything", "else", "lately", "often", "still", "ever", "usually"})
 _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
-    "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear",
+    "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear", "i know this",
+    "i know it", "i know that", "i know how", "that sounds", "rough time", "a shock", "hard for you",
 ]
 # Safety-netting: a condition and what to do then, in a sentence ("If it gets worse, come back") or in the
 # clipped form a busy clinician writes ("Fever, vomiting or worse pain: straight back to A&E.").

@@ -54,6 +54,8 @@ _EMERGENCY_RE = re.compile(
     # in the emergency department already: the emergency is being treated now
     r"|this\s+is\s+an\s+emergency"
     r"|emergency[,:;]?\s+(?:treat\w*\s+|treatment\s+)?(?:starts?\s+)?(?:right\s+)?(?:now|immediately|straight\s+away)"
+    r"|(?:^|(?<=[.!?\n]))\s*emergency\s*[-\u2013\u2014:,]"  # a plan headed "Emergency - ..." or "Emergency: ..."
+    r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:to|into)\s+(?:the\s+|a\s+)?"
     r"(?:intensive\s+care|icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit|coronary\s+care|ccu)"
     r"|(?:taking|take|rushing|going|to)\s+(?:you\s+|her\s+|him\s+)?(?:straight\s+)?(?:to|for)\s+(?:theatres?|the\s+operating\s+room"
