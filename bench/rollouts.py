@@ -5,7 +5,7 @@ patient: one at a time, then all at once (their model calls share batches in ``L
 at once again with every prefill in a pass of its own (no ragged passes, ``ragged_pass_gain``), and
 the **training path**: the same loop as GRPO's ``rollout_func`` runs it (``MultiTurnRollout``,
 token-level recording with the model's chat template, the policy on a client of its own beside the
-patient's, every episode at once). Prints one JSON line: episodes per minute for each, the ratio
+patient's, the patient on a frozen copy of the weights as in training, every episode at once). Prints one JSON line: episodes per minute for each, the ratio
 (target >= 4x), the share of patient replies that needed the template fallback, and the longest
 episode's generated tokens, which bound how full the concurrent decoding batches can be.
 
@@ -46,11 +46,13 @@ def _engine_figures(figures: dict[str, object], mode: str, client, elapsed: floa
 
 
 async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figures) -> None:  # noqa: ANN001
-    """The rollout loop as GRPO uses it: token-level, the current policy on its own client."""
+    """The rollout loop as GRPO uses it: token-level, the current policy on its own client, the patient on a
+    frozen copy of the model (``policy.stage_config.default_patient``: the policy's weights change)."""
     from policy.engine.client import LocalChatClient
+    from policy.model import load_model
     from policy.rollout import MultiTurnRollout, RolloutConfig
 
-    patient = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
+    patient = LocalChatClient(load_model("embedded"), max_batch_size=max(1, min(args.episodes, args.max_batch)))
     policy = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
     config = RolloutConfig(**sampling.model_dump(exclude={"max_completion_tokens"}), max_completion_tokens=8192)
     rollout = MultiTurnRollout(list({c.id: c for c in cases}.values()), patient, loaded, config)

@@ -102,11 +102,18 @@ def evaluate(label: str, model: str, cases_set: str, case_ids: list[str] | None,
         return sorted(store.results(), key=lambda r: r.example_id)
 
 
+def axes(result) -> dict[str, float]:  # noqa: ANN001
+    """The consultation's score per rubric axis (``axis:accuracy``, ``axis:completeness``, ...)."""
+    return {k: v for k, v in (result.metrics or {}).items() if k.startswith("axis:")}
+
+
 def summarize(results: list) -> dict[str, object]:
     rows = [per_consultation(r) for r in results]
     figures: dict[str, object] = {"n": len(rows)}
     for metric in METRICS:
         figures[metric] = bootstrap([row[metric] for row in rows if row[metric] is not None])
+    names = sorted({name for r in results for name in axes(r)})
+    figures["axes"] = {name: bootstrap([axes(r)[name] for r in results if name in axes(r)]) for name in names}
     figures["unscored"] = sum(row["score"] is None for row in rows)
     reasons: dict[str, int] = {}
     for result in results:
@@ -118,13 +125,17 @@ def summarize(results: list) -> dict[str, object]:
 
 def paired(after: list, before: list) -> dict[str, object]:
     """``after - before`` per metric over the consultations both have (same case, same persona seed)."""
-    by_id = {r.example_id: per_consultation(r) for r in before}
-    pairs = [(per_consultation(r), by_id[r.example_id]) for r in after if r.example_id in by_id]
-    return {metric: bootstrap([a[metric] - b[metric] for a, b in pairs if a[metric] is not None and b[metric] is not None])
-            for metric in METRICS}
+    by_id = {r.example_id: {**per_consultation(r), **axes(r)} for r in before}
+    pairs = [({**per_consultation(r), **axes(r)}, by_id[r.example_id]) for r in after if r.example_id in by_id]
+    names = [*METRICS, *sorted({name for a, _ in pairs for name in a if name.startswith("axis:")})]
+    return {metric: bootstrap([a[metric] - b[metric] for a, b in pairs
+                               if a.get(metric) is not None and b.get(metric) is not None])
+            for metric in names}
 
 
 def grpo_steps(metrics_path: Path) -> list[dict[str, object]]:
+    from policy.grpo import STEP_TIMES
+
     steps = []
     for line in metrics_path.read_text().splitlines():
         record = json.loads(line)
@@ -132,7 +143,7 @@ def grpo_steps(metrics_path: Path) -> list[dict[str, object]]:
             continue
         steps.append({k: record.get(k) for k in (
             "step", "reward", "frac_reward_zero_std", "consultation/void_turn_share", "consultation/void_rate",
-            "consultation/diagnosis_stated", "wall_s") if k in record})
+            "consultation/diagnosis_stated", "wall_s", *(f"time/{part}_s" for part in STEP_TIMES)) if k in record})
     return steps
 
 
@@ -159,14 +170,14 @@ def main() -> None:
     parser.add_argument("--variants", type=int, default=None, help="warm-start dialogues per training case (4)")
     parser.add_argument("--sft-epochs", type=float, default=None, help="warm-start epochs (default 1)")
     parser.add_argument("--sft-lr", type=float, default=None, help="warm-start learning rate (default: sft.yaml's)")
-    parser.add_argument("--grpo-steps", type=int, default=None, help="multi-turn GRPO steps (default 6)")
+    parser.add_argument("--grpo-steps", type=int, default=None, help="multi-turn GRPO steps (default 30)")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--out", type=Path, default=None, help="keep the run here (default: a temporary folder)")
     args = parser.parse_args()
     quick = args.quick
     n_agentclinic = args.agentclinic if args.agentclinic is not None else (8 if quick else 40)
     variants = args.variants or (1 if quick else 4)
-    steps = args.grpo_steps if args.grpo_steps is not None else (1 if quick else 6)
+    steps = args.grpo_steps if args.grpo_steps is not None else (1 if quick else 30)
     epochs = args.sft_epochs if args.sft_epochs is not None else 1.0
 
     from patient_sim.cases import project_cases

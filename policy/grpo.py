@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
+from transformers import TrainerCallback
 from trl import GRPOTrainer
 
 from policy.clients import ClientSpec
@@ -36,17 +38,93 @@ from verifier.protocols import Grader
 logger = logging.getLogger(__name__)
 
 
+# Where a step's time goes, logged with every step (``metrics.jsonl``): the rollouts (``rollout_func`` or
+# TRL's own generation), the reward functions, the rest of TRL's scoring (old log-probabilities,
+# advantages), the loss's forward and backward, and the optimizer step.
+STEP_TIMES = ("rollout", "reward", "scoring", "forward_backward", "optimizer")
+
+
 class MedGRPOTrainer(GRPOTrainer):
-    """TRL's ``GRPOTrainer``; its ``transformers`` generation runs on prepacked weights on a CPU.
+    """TRL's ``GRPOTrainer``; its ``transformers`` generation runs on prepacked weights on a CPU, and each
+    step's time is split into ``time/<part>_s`` (``STEP_TIMES``) in the logs.
 
     Only the no-autograd generation changes (``policy.engine.packed``: the same numbers to float32 rounding,
     a quarter less time per decoding step); the loss, its forward and backward are TRL's own.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._times = dict.fromkeys(STEP_TIMES, 0.0)
+        self.add_callback(_OptimizerClock(self))
+        if self.rollout_func is not None:
+            self.rollout_func = _timed(self.rollout_func, self, "rollout")
+
+    def _add_time(self, part: str, seconds: float) -> None:
+        self._times[part] += seconds
+
     def _generate_single_turn(self, *args: Any, **kwargs: Any) -> Any:
         packed = packed_linears(self.accelerator.unwrap_model(self.model))
-        with packed.active() if packed else contextlib.nullcontext():
-            return super()._generate_single_turn(*args, **kwargs)
+        started = time.perf_counter()
+        try:
+            with packed.active() if packed else contextlib.nullcontext():
+                return super()._generate_single_turn(*args, **kwargs)
+        finally:
+            self._add_time("rollout", time.perf_counter() - started)
+
+    def _calculate_rewards(self, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return super()._calculate_rewards(*args, **kwargs)
+        finally:
+            self._add_time("reward", time.perf_counter() - started)
+
+    def _prepare_inputs(self, *args: Any, **kwargs: Any) -> Any:
+        rollout, reward = self._times["rollout"], self._times["reward"]
+        started = time.perf_counter()
+        try:
+            return super()._prepare_inputs(*args, **kwargs)
+        finally:
+            inside = (self._times["rollout"] - rollout) + (self._times["reward"] - reward)
+            self._add_time("scoring", time.perf_counter() - started - inside)
+            self._prepared = time.perf_counter() - started
+
+    def training_step(self, *args: Any, **kwargs: Any) -> Any:
+        self._prepared = 0.0
+        started = time.perf_counter()
+        output = super().training_step(*args, **kwargs)
+        self._add_time("forward_backward", time.perf_counter() - started - self._prepared)
+        return output
+
+    def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
+        if "loss" in logs:  # a training step's log (not the run's summary): its time split, then zeroed
+            logs.update({f"time/{part}_s": round(seconds, 3) for part, seconds in self._times.items()})
+            self._times = dict.fromkeys(STEP_TIMES, 0.0)
+        super().log(logs, start_time)
+
+
+class _OptimizerClock(TrainerCallback):
+    """Times the optimizer step (the callbacks either side of it)."""
+
+    def __init__(self, trainer: MedGRPOTrainer) -> None:
+        self.trainer = trainer
+        self.started = 0.0
+
+    def on_pre_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self.started = time.perf_counter()
+
+    def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self.trainer._add_time("optimizer", time.perf_counter() - self.started)
+
+
+def _timed(func: Any, trainer: MedGRPOTrainer, part: str) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            trainer._add_time(part, time.perf_counter() - started)
+
+    return call
 
 
 def build_args(

@@ -11,6 +11,11 @@ What the reference knows that a doctor would not (the case's diagnosis, its key 
 makes it a teacher; a model trained on it learns the protocol — questions one or two at a time,
 ``REQUEST TEST:`` orders, one ``DIAGNOSIS:`` line with a plan — and must still infer the diagnosis.
 
+Its orders are not the case's whole test list: a student copies a list, and on an unseen case a copied
+list is a test shotgun. The teacher orders what the history it has heard points to (``heard_orders``):
+the tests the presenting complaint calls for first, then a test of a body part the patient has spoken
+of, at most ``MAX_ORDERS``, decided when the order turn comes, from the patient's own words.
+
 Every turn fits the sampling config: at most ``max_turns`` turns, the last one the diagnosis, each under
 ``turn_tokens`` tokens, so nothing the model learns to say is cut at evaluation.
 """
@@ -21,10 +26,12 @@ import asyncio
 import hashlib
 import random
 from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 from patient_sim.doctors import flag_question, question_sentence, reference_questions, test_name
 from patient_sim.loop import ConsultationResult, SamplingConfig, consult
 from patient_sim.personas import sample_persona
+from verifier import clinical
 from verifier.llm import ChatClient, Completion
 from verifier.markers import parse_diagnoses
 from verifier.types import Case, Message
@@ -44,8 +51,13 @@ MEDICATION_QUESTIONS = (
     "Are you taking any medications, and are you allergic to any medicines?",
     "Do you take any regular medicines, and do you have any drug allergies?",
 )
-ORDER_LEADS = ("Thank you. I would like some tests.", "Thank you, that helps. Let's do some tests.",
-               "Thanks. I'll order a few tests.", "I'd like to check a few things.")
+ORDER_LEADS = ("Thank you. From what you have told me, I would like some tests.",
+               "Thank you, that helps. Given what you describe, let's do some tests.",
+               "Thanks. To look into what you have told me, I'll order a few tests.",
+               "I'd like to check a few things that your symptoms point to.")
+# At most this many tests in the order turn: the ones the complaint calls for, then one a heard site does.
+MAX_ORDERS = 3
+COMPLAINT_TESTS = 2  # the case's first tests are its most telling: the presenting complaint calls for them
 REASONS = (
     "From what you have told me and the results, this is {dx}.",
     "Putting your symptoms and the results together, this is {dx}.",
@@ -66,12 +78,16 @@ SAFETY_NETS = ("If it gets worse or you notice anything new, come back or seek u
                "If things get worse, come back straight away or seek urgent help.")
 
 
+# A scripted turn: its text, or a function of the conversation so far (a turn decided by what was heard).
+Turn: TypeAlias = str | Callable[[list[Message]], str]
+
+
 class ScriptedDoctorClient:
     """A ``ChatClient`` that says the next of ``turns`` (the doctor's turns so far decide which)."""
 
     model = "scripted-reference"
 
-    def __init__(self, turns: Sequence[str]) -> None:
+    def __init__(self, turns: Sequence[Turn]) -> None:
         if not turns:
             raise ValueError("a scripted doctor needs at least one turn")
         self.turns = list(turns)
@@ -79,19 +95,53 @@ class ScriptedDoctorClient:
     async def complete(self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.0,
                        stop: list[str] | None = None, seed: int | None = None) -> Completion:
         said = sum(1 for m in messages if m.role == "assistant")
-        return Completion(text=self.turns[min(said, len(self.turns) - 1)])
+        turn = self.turns[min(said, len(self.turns) - 1)]
+        return Completion(text=turn if isinstance(turn, str) else turn(messages))
+
+
+def case_tests(case: Case) -> list[str]:
+    """The tests the case calls for, its most telling first (the reference doctor's list)."""
+    return list(dict.fromkeys(case.recommended_tests[:5] or [test_name(k) for k in case.test_results]))[:5]
+
+
+def _sites(text: str) -> frozenset[str]:
+    return frozenset(key for term in clinical.terms(text) for key in clinical.term_keys(term)
+                     if key.startswith(clinical.SITE))
+
+
+def heard_orders(case: Case, heard: str) -> list[str]:
+    """The case's tests that the history heard so far (``heard``: the patient's words) points to.
+
+    The presenting complaint calls for the case's first ``COMPLAINT_TESTS`` tests; a later one is ordered
+    only when it is a test of a body part (or specimen) the patient has spoken of — the abdominal
+    ultrasound after "pain in my tummy", the urine culture after "it burns when I pee" — and no more than
+    ``MAX_ORDERS`` in all.
+    """
+    tests = case_tests(case)
+    chosen = tests[:COMPLAINT_TESTS]
+    spoken = _sites(heard)
+    for test in tests[COMPLAINT_TESTS:]:
+        if len(chosen) < MAX_ORDERS and _sites(test) & spoken:
+            chosen.append(test)
+    return chosen
+
+
+def patient_words(messages: Sequence[Message]) -> str:
+    """What the doctor has heard: the patient's turns, not the results of tests."""
+    return " ".join(m.content for m in messages if m.role == "user" and not m.content.startswith("RESULTS:"))
 
 
 def varied_reference(
     case: Case, seed: int, *, max_turns: int, fits: Callable[[str], bool] = lambda _t: True
-) -> list[str]:
+) -> list[Turn]:
     """The reference doctor's turns for ``case``, worded, ordered and paced by ``seed``, in ``max_turns``
     turns (history, then one turn of orders when the case has tests, then the diagnosis); ``fits`` says
-    whether a turn is short enough for the sampling config's ``turn_tokens``."""
+    whether a turn is short enough for the sampling config's ``turn_tokens``. The order turn is decided
+    when it comes, from what the patient has said (``heard_orders``)."""
     if max_turns < 2:
         raise ValueError("a warm-start dialogue needs at least two turns (a question and the diagnosis)")
     rng = random.Random(seed)
-    tests = list(dict.fromkeys(case.recommended_tests[:5] or [test_name(k) for k in case.test_results]))[:5]
+    tests = case_tests(case)
     history_turns = max_turns - 1 - (1 if tests else 0)
     if history_turns < 1:
         tests, history_turns = [], max_turns - 1
@@ -107,13 +157,21 @@ def varied_reference(
     opener = rng.choice(OPENERS)
     if fits(f"{opener} {turns[0]}"):
         turns[0] = f"{opener} {turns[0]}"
-    lead = rng.choice(ORDER_LEADS)
-    while tests and not fits(lead + "\n" + "\n".join(f"REQUEST TEST: {t}" for t in tests)):
-        tests = tests[:-1]  # the case's first tests are its most important
+    result: list[Turn] = list(turns)
     if tests:
-        turns.append(lead + "\n" + "\n".join(f"REQUEST TEST: {t}" for t in tests))
-    turns.append(_closing(case, rng, fits))
-    return turns
+        result.append(_order_turn(case, rng.choice(ORDER_LEADS), fits))
+    result.append(_closing(case, rng, fits))
+    return result
+
+
+def _order_turn(case: Case, lead: str, fits: Callable[[str], bool]) -> Callable[[list[Message]], str]:
+    def order(messages: list[Message]) -> str:
+        tests = heard_orders(case, patient_words(messages))
+        while len(tests) > 1 and not fits(lead + "\n" + "\n".join(f"REQUEST TEST: {t}" for t in tests)):
+            tests = tests[:-1]  # the case's first tests are its most important
+        return lead + "\n" + "\n".join(f"REQUEST TEST: {t}" for t in tests)
+
+    return order
 
 
 def _closing(case: Case, rng: random.Random, fits: Callable[[str], bool]) -> str:

@@ -38,9 +38,14 @@ from policy.engine.text import Detokenizer
 
 logger = logging.getLogger(__name__)
 
-# One pass at a time per model, even when several engines share it.
+# One model's placement at a time (``LocalChatClient`` moves a model in place).
 _MODEL_LOCKS: weakref.WeakKeyDictionary[torch.nn.Module, threading.Lock] = weakref.WeakKeyDictionary()
 _LOCKS_LOCK = threading.Lock()
+# One pass at a time per device, whichever engine and model it is for: two engines of one model share
+# its weights, and two models on one CPU share its cores (two passes at once would run two OpenMP teams
+# on them, each slower than the pair run in turn). Handed over in arrival order, so neither engine of a
+# policy/patient pair can starve the other.
+_DEVICE_LOCKS: dict[str, FifoLock] = {}
 # Engines whose decoding thread may be running; stopped before the interpreter exits (see below).
 _LIVE: weakref.WeakSet[Engine] = weakref.WeakSet()
 
@@ -51,6 +56,33 @@ def model_lock(model: torch.nn.Module) -> threading.Lock:
         if lock is None:
             lock = _MODEL_LOCKS[model] = threading.Lock()
         return lock
+
+
+class FifoLock:
+    """A lock taken in arrival order (``threading.Lock`` lets a releasing thread take it straight back)."""
+
+    def __init__(self) -> None:
+        self._turns = threading.Condition()
+        self._next = 0
+        self._serving = 0
+
+    def __enter__(self) -> None:
+        with self._turns:
+            ticket = self._next
+            self._next += 1
+            while ticket != self._serving:
+                self._turns.wait()
+
+    def __exit__(self, *_exc: object) -> None:
+        with self._turns:
+            self._serving += 1
+            self._turns.notify_all()
+
+
+def device_lock(device: torch.device | str) -> FifoLock:
+    key = str(torch.device(device))
+    with _LOCKS_LOCK:
+        return _DEVICE_LOCKS.setdefault(key, FifoLock())
 
 
 class Engine:
@@ -73,7 +105,7 @@ class Engine:
         self.max_batch_size = max_batch_size
         self.top_p = top_p
         self.inbox = Inbox(batch_wait_ms)
-        self._lock = model_lock(passes.model)
+        self._lock = device_lock(passes.device)
         self._caching = passes.traits.spliceable and prefixes.max_bytes > 0
 
     # ------------------------------------------------------------------ the callers' side

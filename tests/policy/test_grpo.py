@@ -12,6 +12,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+from policy.grpo import STEP_TIMES
 from policy.stage_config import StageConfig, StageConfigError, load_stage_config
 from policy.stages import run_stage, run_stages
 from policy.trainer_args import MedGRPOConfig
@@ -141,6 +142,14 @@ def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) ->
     assert any(not torch.equal(rubric_final[k], multi_final[k]) for k in multi_final)  # multi-turn trained on top
     logged = [json.loads(line) for line in (tmp_path / "multiturn" / "metrics.jsonl").read_text().splitlines()]
     assert any("rewards/consultation_reward/mean" in r for r in logged)
+    # every step's time, split: the rollouts ran the consultations, so they took time; the rest was spent too
+    steps = [r for r in logged if "loss" in r]
+    assert len(steps) == 2
+    for record in steps:
+        parts = {part: record[f"time/{part}_s"] for part in STEP_TIMES}
+        assert parts["rollout"] > 0 and parts["reward"] > 0 and parts["forward_backward"] > 0
+        assert parts["optimizer"] > 0 and parts["scoring"] >= 0
+        assert sum(parts.values()) <= record["wall_s"]
 
 
 def _toy_rule_items(path: Path, cases: int, per_case: int) -> Path:

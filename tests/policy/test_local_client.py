@@ -393,3 +393,78 @@ def test_a_process_that_exits_right_after_a_reply_exits_cleanly(embedded):
             [sys.executable, "-c", _EXIT_RIGHT_AFTER_A_REPLY], capture_output=True, text=True, timeout=300
         )
         assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_the_device_lock_is_handed_over_in_arrival_order():
+    """A thread that releases the lock and asks again waits behind the thread already waiting."""
+    import threading
+    import time
+
+    from policy.engine.engine import FifoLock
+
+    lock, order = FifoLock(), []
+    holding = threading.Event()
+
+    def first() -> None:
+        with lock:
+            holding.set()
+            time.sleep(0.2)  # the second thread queues meanwhile
+        with lock:
+            order.append("first again")
+
+    def second() -> None:
+        holding.wait()
+        with lock:
+            order.append("second")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert order == ["second", "first again"]
+
+
+def test_two_models_on_one_cpu_take_turns_with_their_passes(embedded):
+    """The policy and a frozen patient copy (as in training) decode on their own engines, never at once."""
+    import copy
+    import time
+
+    from policy.model import LoadedModel
+
+    patient_model = copy.deepcopy(embedded.model)
+    spans: list[tuple[int, float, float]] = []
+
+    def recorded(model):  # noqa: ANN001, ANN202
+        forward = model.forward
+
+        def call(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            started = time.perf_counter()
+            try:
+                return forward(*args, **kwargs)
+            finally:
+                spans.append((id(model), started, time.perf_counter()))
+
+        return call
+
+    patient_model.forward = recorded(patient_model)
+    policy = LocalChatClient(embedded, max_batch_size=4)
+    patient = LocalChatClient(LoadedModel(patient_model, embedded.tokenizer, embedded.path, "patient"), max_batch_size=4)
+    original = embedded.model.forward
+    embedded.model.forward = recorded(embedded.model)
+
+    async def both() -> None:
+        await asyncio.gather(*(client.complete(_msgs(p), max_tokens=12, temperature=1.0, seed=i)
+                               for i, p in enumerate(PROMPTS[:4]) for client in (policy, patient)))
+        await policy.aclose()
+        await patient.aclose()
+
+    try:
+        asyncio.run(both())
+    finally:
+        embedded.model.forward = original
+    models = {model for model, _, _ in spans}
+    assert len(models) == 2
+    spans.sort(key=lambda span: span[1])
+    overlaps = [(a, b) for a, b in zip(spans, spans[1:], strict=False) if b[1] < a[2] and a[0] != b[0]]
+    assert not overlaps  # the passes of the two models never ran at the same time

@@ -14,7 +14,7 @@ from safetensors.torch import load_file
 from patient_sim.cases import find_case, project_cases
 from patient_sim.loop import SamplingConfig
 from policy.sft import DIALOGUES, SUMMARY, doctor_view
-from policy.sft_data import is_complete, varied_reference, warm_start_dialogues
+from policy.sft_data import MAX_ORDERS, heard_orders, is_complete, varied_reference, warm_start_dialogues
 from policy.stage_config import StageConfig
 from policy.stages import run_stage, run_stages
 from policy.tokens import sft_tokens
@@ -57,6 +57,7 @@ def test_warm_start_dialogues_follow_the_protocol_for_every_project_case(embedde
         ordered = [name for turn in doctor for _kind, name in parse_orders(turn)]
         if case.recommended_tests:
             assert ordered and set(ordered) <= set(case.recommended_tests)
+            assert len(ordered) <= MAX_ORDERS  # what the history points to, not the case's whole list
             assert any(m.role == "user" and m.content.startswith("RESULTS:") for m in result.transcript) or not any(
                 t in case.test_results for t in ordered)
     # the wording, order and pacing vary between a case's dialogues; the persona does too
@@ -65,6 +66,19 @@ def test_warm_start_dialogues_follow_the_protocol_for_every_project_case(embedde
     assert [m.content for m in first.transcript if m.role == "assistant"] != [
         m.content for m in second.transcript if m.role == "assistant"]
     assert first.persona != second.persona
+
+
+def test_the_teachers_orders_follow_what_the_patient_has_said() -> None:
+    """A clinician orders what the history points to; a student copying a case's whole list orders a test
+    shotgun on the next case."""
+    appendicitis = find_case("acute-appendicitis")  # tests: exam, FBC, CRP, urinalysis, abdominal ultrasound
+    assert heard_orders(appendicitis, "The pain is in my tummy, low on the right.") == [
+        "Abdominal exam", "Full blood count", "Abdominal ultrasound"]
+    assert heard_orders(appendicitis, "It started yesterday and it is getting worse.") == [
+        "Abdominal exam", "Full blood count"]  # no body part spoken of: the complaint's own tests only
+    cystitis = find_case("cystitis")  # urinalysis, urine pregnancy test, urine culture
+    assert heard_orders(cystitis, "It stings when I pee.") == ["Urinalysis", "Urine pregnancy test", "Urine culture"]
+    assert heard_orders(cystitis, "No, nothing like that.") == ["Urinalysis", "Urine pregnancy test"]
 
 
 def test_varied_reference_fits_a_short_turn_limit() -> None:
