@@ -99,7 +99,25 @@ class MedGRPOTrainer(GRPOTrainer):
         if "loss" in logs:  # a training step's log (not the run's summary): its time split, then zeroed
             logs.update({f"time/{part}_s": round(seconds, 3) for part, seconds in self._times.items()})
             self._times = dict.fromkeys(STEP_TIMES, 0.0)
+            rollout = getattr(self.rollout_func, "rollout", None)
+            if rollout is not None:  # the multi-turn rollout's running totals
+                logs["rollout/generated_tokens"] = rollout.generated_tokens
+                logs["rollout/branches"] = rollout.branches
         super().log(logs, start_time)
+
+
+class _TokenBudget(TrainerCallback):
+    """Ends training once the multi-turn policy has generated ``budget`` tokens (``rollout.token_budget``)."""
+
+    def __init__(self, rollout: Any, budget: int) -> None:
+        self.rollout = rollout
+        self.budget = budget
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        if self.rollout.generated_tokens >= self.budget:
+            logger.info("token budget reached: %d of %d generated tokens after step %d",
+                        self.rollout.generated_tokens, self.budget, state.global_step)
+            control.should_training_stop = True
 
 
 class _OptimizerClock(TrainerCallback):
@@ -124,6 +142,7 @@ def _timed(func: Any, trainer: MedGRPOTrainer, part: str) -> Any:
         finally:
             trainer._add_time(part, time.perf_counter() - started)
 
+    call.rollout = func  # type: ignore[attr-defined]  # what was wrapped, for its running totals
     return call
 
 
@@ -133,6 +152,10 @@ def build_args(
     """The TRL config: defaults ← YAML ``trainer:`` ← command-line overrides (device, vLLM, max steps)."""
     values = trainer_values(config, output_dir, overrides=overrides, device=device)
     if config.stage == "multiturn":
+        if values.get("use_vllm"):  # TRL would start a vLLM engine that the rollout_func never calls
+            raise StageConfigError(
+                "stage multiturn: use_vllm is for the rule and rubric stages; the multi-turn rollouts decode on "
+                "the policy's own weights with the local engine (use --device cuda to put them on a GPU)")
         values.setdefault("max_completion_length", config.rollout.max_completion_tokens)
         # TRL computes the loss's log-probabilities at ``temperature``: it must be the one the episodes
         # were sampled at, or the policy gradient is taken for a distribution nobody sampled from.
@@ -195,6 +218,8 @@ def build_trainer(
             drop_void=config.rollout.drop_void,
         )
     callbacks: list[Any] = [JsonlMetricsCallback(Path(args.output_dir) / "metrics.jsonl", config.stage)]
+    if rollout_func is not None and config.rollout.token_budget is not None:
+        callbacks.append(_TokenBudget(rollout_func, config.rollout.token_budget))
     if config.validation.every and rows:
         try:
             rows, held = split_validation(rows, config.validation)

@@ -57,6 +57,9 @@ class RolloutConfig(SamplingConfig):
     as the consultation eval's) plus what only training needs."""
 
     max_completion_tokens: int | None = Field(384, ge=16, description="bound on the whole completion (all turns)")
+    token_budget: int | None = Field(
+        None, ge=1, description="end the stage once the policy has generated this many tokens (compare "
+                                "branching with plain rollouts at an equal budget); None: max_steps decides")
     drop_void: bool = True
     episodes_per_case: int = Field(1, ge=1, description="dataset rows per case (distinct personas)")
     branching: BranchingConfig = Field(default_factory=BranchingConfig)
@@ -98,6 +101,7 @@ class MultiTurnRollout:
         self._specs: dict[str, EpisodeSpec] = {}
         self.calls = 0
         self.branches = 0
+        self.generated_tokens = 0  # sampled by the policy over all calls (a fork's shared prefix counts once)
         self._model: Any = loaded.model  # the model whose entropy decides branching (trainer.model in training)
 
     # ------------------------------------------------------------------ dataset
@@ -145,6 +149,7 @@ class MultiTurnRollout:
             if was_training:
                 model.train()
         self.calls += 1
+        self.generated_tokens += policy.stats.generated_tokens
         return {
             "prompt_ids": [t.prompt_ids for t in trajectories],
             "completion_ids": [t.completion_ids for t in trajectories],

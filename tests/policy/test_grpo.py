@@ -55,6 +55,38 @@ def test_multiturn_loss_uses_the_rollouts_sampling_temperature(tmp_path) -> None
         build_args(clash, tmp_path)
 
 
+def test_vllm_settings_reach_trl_from_the_yaml_and_the_command_line(tmp_path, monkeypatch) -> None:
+    """No GPU here: the vLLM path is checked through its wiring, up to TRL's config."""
+    from typer.testing import CliRunner
+
+    import policy.stages
+    from policy.grpo import build_args
+    from serving.cli import app
+
+    path = tmp_path / "rule.yaml"
+    path.write_text("stage: rule\ntrainer:\n  use_vllm: true\n  vllm_mode: server\n"
+                    "  vllm_server_base_url: http://10.0.0.5:8000\n")
+    args = build_args(load_stage_config(path), tmp_path / "out", device="cuda")
+    assert (args.use_vllm, args.vllm_mode, args.vllm_server_base_url, args.use_cpu) == (
+        True, "server", "http://10.0.0.5:8000", False)
+    # the multi-turn rollouts decode with the local engine: a vLLM engine there would never be called
+    with pytest.raises(StageConfigError, match="use_vllm is for the rule and rubric stages"):
+        build_args(StageConfig(stage="multiturn", trainer={"use_vllm": True}), tmp_path / "mt", device="cuda")
+
+    seen = {}
+
+    def fake_run_stages(plan, **kwargs):  # noqa: ANN001, ANN003, ANN202
+        seen.update(kwargs)
+        return []
+
+    monkeypatch.setattr(policy.stages, "run_stages", fake_run_stages)
+    result = CliRunner().invoke(app, ["train", "--stage", "rubric", "--device", "cuda", "--use-vllm",
+                                      "--vllm-mode", "colocate", "--output-dir", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    assert seen["device"] == "cuda"
+    assert seen["overrides"] == {"use_vllm": True, "vllm_mode": "colocate", "use_cpu": False}
+
+
 def test_bad_yaml_names_file_line_and_field(tmp_path) -> None:
     path = tmp_path / "stage.yaml"
     path.write_text("stage: rule\nlength_penalty:\n  quantile: 80\n  weight: -1\n")
@@ -150,6 +182,23 @@ def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) ->
         assert parts["rollout"] > 0 and parts["reward"] > 0 and parts["forward_backward"] > 0
         assert parts["optimizer"] > 0 and parts["scoring"] >= 0
         assert sum(parts.values()) <= record["wall_s"]
+
+
+def test_multiturn_stage_stops_at_its_token_budget(local_client, tmp_path) -> None:
+    """ARPO against plain GRPO is compared at an equal generated-token budget: the stage ends once the
+    policy has generated that many tokens, whatever max_steps says."""
+    config = StageConfig(
+        stage="multiturn", data={"cases": ["acs-stemi"]},
+        rollout={"max_turns": 2, "turn_tokens": 8, "max_completion_tokens": 48, "patient_max_tokens": 8,
+                 "drop_void": False, "token_budget": 1},
+        trainer=NO_RESUME,
+    )
+    result = run_stage(config, tmp_path / "budget", overrides={"max_steps": 3}, patient=local_client,
+                       grader=HybridGrader(None))
+    assert result.global_step == 1  # one step's rollouts spend the budget
+    logged = [json.loads(line) for line in (tmp_path / "budget" / "metrics.jsonl").read_text().splitlines()]
+    generated = [r["rollout/generated_tokens"] for r in logged if "loss" in r]
+    assert len(generated) == 1 and generated[0] >= 4  # four episodes, each at least one doctor token
 
 
 def _toy_rule_items(path: Path, cases: int, per_case: int) -> Path:
