@@ -75,12 +75,14 @@ _UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurt
 _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
     "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear", "i know this",
-    "i know it", "i know that", "i know how", "that sounds", "rough time", "a shock", "hard for you",
+    "i know it", "i know that", "i know how", "i know you", "that sounds", "rough time", "a shock", "hard for you",
+    "horrible", "awful", "miserable", "upsetting", "distressing", "poor thing",
 ]
 # Safety-netting: a condition and what to do then, in a sentence ("If it gets worse, come back") or in the
 # clipped form a busy clinician writes ("Fever, vomiting or worse pain: straight back to A&E.").
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|persists?|develop\w*|new|"
-               r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|tell (?:us|me|staff|the "
+               r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
+               r"same[- ]day|tell (?:us|me|staff|the "
                r"nurses?|your nurse|a nurse|the team|someone)|emergency|urgent\w*|911|999|112|111|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 _SAFETY_NET_RE = (
@@ -92,7 +94,8 @@ _SAFETY_NET_RE = (
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
-    "management", "plan", "review", "recommend", "start", "stop", "admit", "admission", "arrange", "antibiotics",
+    "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
+    "antibiotics", "prescribing", "referring", "recheck",
     "see you", "see me", "check on you", "book", "physiotherapy", "physio", "therapy", "surgery",
 ]
 _ALLERGY_GROUPS = [["allergy", "allergies", "allergic", "medication", "medications", "medicines", "medicine",

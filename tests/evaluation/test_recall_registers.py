@@ -18,11 +18,11 @@ from verifier.data import data_dir
 
 # case set -> (mean ratio to the reference, lowest consultation ratio, item recall), every register. The
 # issue asks for 0.95 / 0.85 / 0.95; measured at this commit, tune and held-out halves together: ratio
-# 0.966-0.981 (project) and 0.981-1.033 (AgentClinic), lowest 0.842 (project, gerd) and 0.697
-# (AgentClinic, agentclinic-0104), item recall 0.948-0.971 and 0.889-0.945.
+# 0.966-0.981 (project) and 0.981-1.033 (AgentClinic), lowest 0.842 (project, gerd) and 0.758
+# (AgentClinic, agentclinic-0104), item recall 0.952-0.971 and 0.889-0.945.
 BOUNDS: dict[str, tuple[float, float, float]] = {
-    "project": (0.95, 0.80, 0.94),
-    "agentclinic": (0.95, 0.65, 0.87),
+    "project": (0.95, 0.84, 0.95),
+    "agentclinic": (0.95, 0.75, 0.88),
 }
 
 

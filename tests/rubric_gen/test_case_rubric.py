@@ -102,3 +102,39 @@ def test_every_agentclinic_case_gives_a_valid_five_dimension_rubric(agentclinic_
         rubric = build_case_rubric(case)
         assert rubric_problems(rubric) == [], case.id
         assert rubric.items[0].check is not None and rubric.items[0].check.kind == "diagnosis_matches"
+
+
+def _routine_case() -> Case:
+    return Case(
+        id="test-shingles",
+        chief_complaint="A painful rash on one side of my chest",
+        history_of_present_illness="Burning pain on the left of the chest for four days, then blisters.",
+        final_diagnosis="Herpes zoster",
+        diagnosis_synonyms=["shingles"],
+        red_flags=["Rash under 72 hours old"],
+        key_questions=["Did the pain come before the rash"],
+        disposition="routine",
+    )
+
+
+def _met(case: Case, turns: list[str]) -> set[str]:
+    conversation = [Message(role="user", content=case.chief_complaint)]
+    for turn in turns:
+        conversation += [Message(role="assistant", content=turn), Message(role="user", content="I see.")]
+    results = RuleGrader().grade_sync(conversation, build_case_rubric(case).items)
+    return {r.criterion.split(":")[0].split(" (")[0] for r in results if r.met}
+
+
+def test_a_gp_s_plain_words_earn_the_plan_empathy_and_safety_net_items() -> None:
+    """The words a clinician uses ("I know the pain is horrible", "starting", "get seen the same day") earn
+    their items; the same words with no diagnosis, or advice with no condition, earn nothing."""
+    case = _routine_case()
+    final = ("DIAGNOSIS: Shingles\nI know the pain is horrible. I'm starting you on valaciclovir for a week. "
+             "If it spreads to your eye or you get a high fever, get seen the same day.")
+    met = _met(case, ["When did the rash start? Did the pain come before the rash?", final])
+    assert {"Gives a clear management plan for the right diagnosis", "Acknowledges the patient's concerns with "
+            "empathy, for example saying they understand the worry.", "Gives safety-netting advice",
+            "Asks about the red flag"} <= met, met
+    cheap = _met(case, ["I know the pain is horrible. Get seen the same day."])
+    assert not {"Acknowledges the patient's concerns with empathy, for example saying they understand the worry.",
+                "Gives safety-netting advice"} & cheap, cheap

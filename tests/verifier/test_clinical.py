@@ -77,6 +77,36 @@ def test_an_examination_names_its_system() -> None:
     assert named("cardiac", keys, exam=True) == set()
 
 
+def test_inflammatory_markers_name_the_crp_and_esr_the_case_holds() -> None:
+    keys = ["Blood tests > CRP", "Blood tests > Creatinine", "Blood Chemistry > Erythrocyte Sedimentation Rate"]
+    assert named("inflammatory markers", keys) == {keys[0], keys[2]}
+    assert named("blood tests for inflammation and kidney function", keys) == set(keys)
+    assert named("inflammatory markers", LAB_KEYS) == set()
+
+
+def test_salts_in_an_order_are_the_electrolytes_but_not_in_a_question() -> None:
+    keys = ["Serum Electrolytes > Sodium", "Serum Electrolytes > Potassium", "Complete Blood Count > WBC"]
+    assert named("blood count and salts", keys) == set(keys)
+    assert not any(k.startswith(clinical.TEST) for k in clinical.asked("Do you add salt to your food?"))
+
+
+def test_a_swab_of_a_site_names_its_culture() -> None:
+    keys = ["Throat Culture > Findings", "Wound Culture > Findings", "Urine > Culture"]
+    assert named("throat swab", keys) == {keys[0]}
+    assert named("wound swab", keys) == {keys[1]}
+    assert named("swab of the ulcer", keys) == {keys[1]}
+    assert named("swab", keys) == set()  # a swab of nothing in particular is no culture
+    assert named("blood test", keys) == set()
+
+
+def test_an_examination_of_the_joints_names_the_joint_examined() -> None:
+    keys = ["Joint exam", "Imaging > Knee X-ray"]
+    assert named("knee", keys, exam=True) == {keys[0]}
+    assert named("right knee examination", keys) == {keys[0]}
+    assert named("hip X-ray", keys) == set()  # another joint's X-ray is another test
+    assert named("knee", ["Abdominal Examination > Palpation", "Hip exam"], exam=True) == set()
+
+
 def test_every_project_test_name_is_answered_and_credited_alike() -> None:
     """The measurement responder answers each recommended test, and the grader credits that order."""
     grader = RuleGrader()
@@ -103,6 +133,18 @@ def test_every_project_test_name_is_answered_and_credited_alike() -> None:
     ("Can you show me where it first hurt?", "intent:site"),
     ("How long has this been going on?", "intent:onset"),
     ("Have you had this before?", "intent:previous"),
+    ("Can you show me exactly where the pain is?", "intent:site"),
+    ("Has the pain been there for more than six hours?", "intent:onset"),
+    ("Sore or red eyes?", "conjunctivitis"),
+    ("Any bloodshot eyes?", "conjunctivitis"),
+    ("Are you on anything that lowers your immunity, like steroids or chemo?", "immunosuppression"),
+    ("Any HIV?", "immunosuppression"),
+    ("How long have you had the cough, and what are you bringing up?", "sputum"),
+    ("Have you had lots of chest infections over the years?", "bronchitis"),
+    ("Have you had lots of chest infections over the years?", "intent:previous"),
+    ("Is he more sleepy than usual?", "drowsiness"),
+    ("Worse lifting the baby?", "lifting"),
+    ("Anything help?", "intent:relief"),
 ])
 def test_a_lay_question_asks_what_the_clinical_one_does(question: str, key: str) -> None:
     keys = clinical.asked(question)
@@ -122,6 +164,11 @@ def test_different_complaints_stay_apart() -> None:
     assert not specific("Any chest pain?") & specific("Any tummy pain?")
     assert not specific("Any headaches?") & specific("Any back pain?")
     assert not specific("Any cough?") & specific("Any vomiting?")
+    assert "sputum" not in specific("Are you bringing up food?")
+    assert "conjunctivitis" not in specific("Any eye pain or blurred vision?")
+    assert "immunosuppression" not in specific("Any cancer in the family?")
+    assert "bronchitis" not in specific("Any recent cold or flu?")
+    assert "bronchitis" not in specific("Any chest pain?")
 
 
 def test_a_negated_finding_is_asked_about_as_the_finding() -> None:
@@ -144,6 +191,11 @@ def _case(diagnosis: str, differential: list[str] | None = None) -> Case:
     ("Deep vein thrombosis", "DVT"),
     ("Diffuse large B-cell lymphoma", "DLBCL"),
     ("Myasthenia gravis", "MG"),
+    ("Pancreatic adenocarcinoma", "pancreatic cancer"),
+    ("Pancreatic adenocarcinoma", "cancer of the head of the pancreas"),
+    ("Pneumonia", "CAP"),
+    ("Pneumonia", "community-acquired pneumonia"),
+    ("Chronic venous insufficiency", "venous leg ulcer due to chronic venous insufficiency"),
 ])
 def test_a_diagnosis_in_its_usual_short_name_is_right(diagnosis: str, stated: str) -> None:
     case = _case(diagnosis)
@@ -157,6 +209,12 @@ def test_a_diagnosis_in_its_usual_short_name_is_right(diagnosis: str, stated: st
     ("Diffuse large B-cell lymphoma", "Hodgkin lymphoma"),
     ("Deep vein thrombosis", "PE"),
     ("Thrombotic thrombocytopenic purpura", "ITP"),
+    ("Pancreatic adenocarcinoma", "chronic pancreatitis"),
+    ("Pancreatic adenocarcinoma", "cholangiocarcinoma"),
+    ("Pneumonia", "bronchitis"),
+    ("Pneumonia", "lung cancer"),
+    ("Chronic venous insufficiency", "deep vein thrombosis"),
+    ("Venous leg ulcer", "chronic venous insufficiency"),
 ])
 def test_a_rival_condition_never_gets_in_through_an_alias(diagnosis: str, rival: str) -> None:
     case = _case(diagnosis)

@@ -65,7 +65,7 @@ def names(order: Order, target: Order) -> bool:
         parts = target.covers - target.tests
         return len(parts) >= 2 and len(parts & order.covers) * 2 >= len(parts)
     if target.methods:
-        if not _methods(target) & order.methods:  # "Brain imaging" is named by a CT or an MRI of the brain
+        if not _methods(target) & _taken(order):  # "Brain imaging" is named by a CT or an MRI of the brain
             return False
         if not target.sites:  # "General appearance" is not what an abdominal examination looks at
             return EXAM not in target.methods or not order.sites or bool(target.rest & order.rest)
@@ -79,6 +79,17 @@ def _methods(order: Order) -> frozenset[str]:
     """The order's methods and the methods they cover (imaging covers CT, MRI, ...)."""
     parts = _layer().parts
     return order.methods.union(*(parts.get(m, frozenset()) for m in order.methods))
+
+
+_SWAB, _CULTURE = METHOD + "swab", METHOD + "culture"
+
+
+def _taken(order: Order) -> frozenset[str]:
+    """The order's methods, with a culture where it swabs a site: a swab is how a surface is sent for culture
+    ("throat swab" names a throat culture, "wound swab" a wound culture)."""
+    if _SWAB in order.methods and order.sites:
+        return order.methods | {_CULTURE}
+    return order.methods
 
 
 def _placed(order: Order, target: Order) -> bool:
