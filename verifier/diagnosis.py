@@ -324,6 +324,14 @@ def _split_qualifier(text: str) -> tuple[str, str]:
     return pieces[0].strip(), (pieces[1].strip() if len(pieces) > 1 else "")
 
 
+def _named(text: str, lex: _Lexicon) -> list[str]:
+    """The condition ids ``text`` names, in order. A condition right after "post" qualifies what follows,
+    as "following" does: "post-influenza pneumonia" is a pneumonia (a name that starts with "post",
+    "post-traumatic stress disorder", is matched whole first)."""
+    tokens = words(text)
+    return [cid for start, _, cid in lex.spans(text) if not (start and tokens[start - 1] == "post")]
+
+
 def parse_statement(text: str, lex: _Lexicon) -> Statement:
     """Split a stated diagnosis into its listed parts; the conditions each part's head names."""
     sentence = first_sentence(text)
@@ -335,10 +343,10 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     crowded_tail = False
     for part in kept:
         head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
-        found = sorted({cid for _, _, cid in lex.spans(head)})
+        found = sorted(set(_named(head, lex)))
         naming_parts += bool(found)
         ids.extend(c for c in found if c not in ids)
-        crowded_tail |= len({cid for _, _, cid in lex.spans(tail)}) > 1  # "X with A, B and C" hides a list
+        crowded_tail |= len(set(_named(tail, lex))) > 1  # "X with A, B and C" hides a list
     listed = len(ids) > 1 or naming_parts > 1 or len(alternatives) > 1 or crowded_tail
     problems = [f"names several conditions ({max(len(ids), naming_parts, len(alternatives))})"] if listed else []
     head = _split_qualifier(kept[0])[0] if kept else ""
@@ -410,7 +418,7 @@ def conditions_named(text: str, accepted: Sequence[str] = (), others: Sequence[s
     """The distinct conditions named anywhere in ``text`` (for counting a shotgun of diagnoses)."""
     lex = lexicon(tuple(accepted), tuple(others))
     seen: list[str] = []
-    for _, _, cid in lex.spans(text):
+    for cid in _named(text, lex):
         if cid not in seen:
             seen.append(cid)
     return seen

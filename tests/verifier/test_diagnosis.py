@@ -85,3 +85,19 @@ def test_generic_only_accepted_names_are_ignored() -> None:
 def test_conditions_named_counts_distinct_conditions_once() -> None:
     text = "It is a heart attack (STEMI, a myocardial infarction), not pneumonia or a stroke."
     assert sorted(conditions_named(text, STEMI)) == ["answer", "pneumonia", "stroke"]
+
+
+def test_a_condition_after_post_qualifies_the_diagnosis() -> None:
+    """"post-influenza pneumonia" is a pneumonia, as "pneumonia following influenza" is; a list stays a list."""
+    pneumonia = ["Community-acquired pneumonia", "pneumonia"]
+    for stated in ("Post-influenza pneumonia", "Left lower lobe pneumonia (CAP), post-influenza",
+                   "post influenza pneumonia"):
+        match = match_diagnosis(stated, pneumonia)
+        assert match.matched and match.single, (stated, match.reason)
+    assert conditions_named("Post-influenza pneumonia", pneumonia) == ["answer"]
+    for stated in ("Influenza, pneumonia", "influenza or pneumonia", "pneumonia with influenza and sepsis"):
+        assert not match_diagnosis(stated, pneumonia).matched, stated
+    assert not match_diagnosis("Influenza", pneumonia).matched  # the qualifier alone is not the diagnosis
+    # names that begin with "post" are read whole
+    assert match_diagnosis("Post-traumatic stress disorder", ["PTSD", "post-traumatic stress disorder"]).matched
+    assert match_diagnosis("Postherpetic neuralgia", ["Postherpetic neuralgia"]).matched
