@@ -37,6 +37,7 @@ from patient_sim import doctors
 from rubric_gen.case_rubric import build_case_rubric
 from rubric_gen.validate import PLAN, SAFETY
 from verifier.markers import parse_diagnosis
+from verifier.rule_grader import final_diagnosis_match
 from verifier.types import (
     Case,
     ConsultationTask,
@@ -471,6 +472,12 @@ def summarise(results: Sequence[ConsultationResult], ladders: Sequence[CaseLadde
 
 
 # --------------------------------------------------------------------------- grading (I/O)
+def guesses_right(policy: AuditPolicy[Case], case: Case) -> bool:
+    """Whether ``policy``'s consultation on ``case`` ends in the case's own diagnosis."""
+    request = policy.build(case)
+    return request is not None and final_diagnosis_match(request.trajectory, case).matched
+
+
 def natural_request(case: Case, turns: Sequence[str]) -> MedicalVerifyRequest:
     """A natural consultation as the audit submits its reference: fixed patient replies, rule grading."""
     return MedicalVerifyRequest(task=ConsultationTask(case=case), trajectory=doctors.dialogue(case, list(turns)),
@@ -512,7 +519,8 @@ async def recall_audit(
 
     reference = await policy_rewards(suite.reference, precision.reference if precision else None)
     audited = {p.name: p for p in precision.exploits} if precision else {}
-    exploits = {p.name: await policy_rewards(p, audited.get(p.name)) for p in suite.exploits if p.case_independent}
+    exploit_policies = {p.name: p for p in suite.exploits if p.case_independent}
+    exploits = {name: await policy_rewards(p, audited.get(name)) for name, p in exploit_policies.items()}
     say("reference and exploits")
 
     jobs = [(e, c) for e in natural.entries for c in e.consultations]
@@ -528,7 +536,10 @@ async def recall_audit(
         texts = ladder_turns(case, first.turns)
         graded = await rewards([natural_request(case, texts[name]) for name in RUNGS[:-1]])
         rungs = [Rung(name=name, reward=reward) for name, reward in zip(RUNGS, graded, strict=False)]
-        scored = {name: r[case.id] for name, r in exploits.items() if r[case.id] is not None}
+        # A fixed guess that happens to be this case's diagnosis ("Migraine" on the migraine case) is a lucky
+        # guess, not a case-independent exploit: it is not held against the wrong-diagnosis rung.
+        scored = {name: r[case.id] for name, r in exploits.items()
+                  if r[case.id] is not None and not guesses_right(exploit_policies[name], case)}
         top = max(scored, key=lambda name: scored[name], default="")  # type: ignore[arg-type, return-value]
         rungs.append(Rung(name="best_exploit", reward=scored.get(top), detail=top))
         return judge_ladder(CaseLadder(case_id=case.id, heldout=entry.heldout, register=first.register_,

@@ -19,6 +19,7 @@ from evaluation.audit_recall import (
     ItemMiss,
     NaturalFormatError,
     Rung,
+    guesses_right,
     judge_ladder,
     ladder_figures,
     ladder_turns,
@@ -212,6 +213,17 @@ def test_judge_ladder_by_hand() -> None:
                            "no_orders 0.600 >= natural 0.500")
     unscored = judge_ladder(_ladder("a", False, None, 0.9, None, 0.5, 0.2, 0.05))
     assert not unscored.ordered and unscored.reason == "unscored: reference, no_history"
+
+
+def test_a_fixed_guess_that_is_the_cases_diagnosis_is_a_lucky_guess(cases: dict[str, Case]) -> None:
+    """The ladder holds the wrong-diagnosis rung above case-independent exploits; the exploit that always
+    says "Migraine" is right on the migraine case by luck, and is not counted there."""
+    from evaluation.audit_medical import medical_suite
+
+    chosen = [cases["migraine"], cases["acs-stemi"]]
+    fixed = next(p for p in medical_suite(chosen).exploits if p.name == "stuffed_fixed_guess")
+    assert guesses_right(fixed, cases["migraine"])
+    assert not guesses_right(fixed, cases["acs-stemi"])
 
 
 def test_ladder_figures_and_summary() -> None:
