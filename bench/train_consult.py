@@ -144,6 +144,7 @@ def grpo_steps(metrics_path: Path) -> list[dict[str, object]]:
         steps.append({k: record.get(k) for k in (
             "step", "reward", "frac_reward_zero_std", "consultation/void_turn_share", "consultation/void_rate",
             "consultation/diagnosis_stated", "wall_s", "rollout/generated_tokens", "rollout/branches",
+            "completions/mean_length",
             *(f"time/{part}_s" for part in STEP_TIMES)) if k in record})
     return steps
 
@@ -171,7 +172,10 @@ def grpo_arm(config, stage_dir: Path, start: str, steps: int, reuse: bool) -> tu
                               overrides={"max_steps": steps, "save_steps": 10_000, "disable_tqdm": True}).final_model
     logged = grpo_steps(stage_dir / "metrics.jsonl")
     generated = [s["rollout/generated_tokens"] for s in logged if s.get("rollout/generated_tokens") is not None]
-    return {"steps": logged, "n_steps": len(logged), "generated_tokens": generated[-1] if generated else None,
+    if not generated:  # a run from before the count was logged: each step's completions' own tokens
+        rows = int(config.trainer.get("per_device_train_batch_size", 8))
+        generated = [round(sum(rows * float(s.get("completions/mean_length") or 0) for s in logged))]
+    return {"steps": logged, "n_steps": len(logged), "generated_tokens": generated[-1],
             "branching": config.rollout.branching.enabled, "seconds": round(time.perf_counter() - clock, 1),
             "reused": final is not None and reuse}, final
 
