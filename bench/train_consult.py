@@ -86,7 +86,7 @@ def evaluate(label: str, model: str, cases_set: str, case_ids: list[str] | None,
     from evaluation.consult_eval import ConsultEval
     from evaluation.records import ConsultParams
     from evaluation.store import ResultsStore
-    from policy.clients import ClientSpec
+    from policy.clients import ClientSpec, release_clients
     from policy.graders import GraderSpec
 
     if cases_set == "agentclinic":
@@ -98,6 +98,7 @@ def evaluate(label: str, model: str, cases_set: str, case_ids: list[str] | None,
                                     run_name=f"{label}-{cases_set}")
     print(f"[train_consult] eval {label} on {cases_set}", file=sys.stderr, flush=True)
     asyncio.run(evaluation.run(show_progress=False))
+    asyncio.run(release_clients())  # one model after another: four models' weights and caches would not fit
     with ResultsStore.for_run(evaluation.run_dir) as store:
         return sorted(store.results(), key=lambda r: r.example_id)
 

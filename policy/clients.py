@@ -104,6 +104,18 @@ def build_client(spec: ClientSpec) -> ChatClient:
     return _clients[key]
 
 
+async def release_clients() -> int:
+    """Close and forget every client this process built (a local model's weights, packed copy and prefix
+    cache go with it): for a long process that evaluates one model after another. The number released."""
+    released = list(_clients.values())
+    _clients.clear()
+    for client in released:
+        close = getattr(client, "aclose", None)
+        if close is not None:
+            await close()
+    return len(released)
+
+
 def register_client(spec: ClientSpec, client: ChatClient) -> None:
     """Use an already built client for ``spec`` in this process (e.g. a model a test already loaded)."""
     _clients[spec.cache_key()] = client
