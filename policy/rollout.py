@@ -232,13 +232,12 @@ class MultiTurnRollout:
     @torch.inference_mode()
     def _entropy(self, messages: list[Message]) -> float:
         """The policy's next-token entropy (nats) at the start of the doctor's next turn."""
-        from policy.engine.engine import device_lock
+        from policy.engine.engine import model_lock
 
         ids = torch.tensor([self._render(messages, generation_prompt=True)])
         model = self._model
-        device = next(model.parameters()).device
-        with device_lock(device):  # one pass at a time on the device, as the decoding engines do
-            logits = model(input_ids=ids.to(device)).logits[0, -1].float()
+        with model_lock(model):  # not inside a pass of the policy's own decoding engine
+            logits = model(input_ids=ids.to(next(model.parameters()).device)).logits[0, -1].float()
         logp = torch.log_softmax(logits, dim=-1)
         value = float(-(logp.exp() * logp).sum())
         return value if math.isfinite(value) else 0.0
