@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import policy.clients
 from policy.clients import ClientSpec, build_client, register_client, release_clients
 from verifier.llm import Completion
 
@@ -22,12 +23,13 @@ class Closable:
         self.closed = True
 
 
-def test_release_closes_and_forgets_every_built_client() -> None:
+def test_release_closes_and_forgets_every_built_client(monkeypatch) -> None:
+    monkeypatch.setattr(policy.clients, "_clients", {})  # not the clients other tests share
     spec = ClientSpec(model="http-model", base_url="http://127.0.0.1:9/v1")
     first = Closable()
     register_client(spec, first)
     assert build_client(spec) is first  # the same spec gets the same client
-    assert asyncio.run(release_clients()) >= 1
+    assert asyncio.run(release_clients()) == 1
     assert first.closed
     again = build_client(spec)  # built anew, not the closed one
     assert again is not first
