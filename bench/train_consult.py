@@ -13,8 +13,9 @@ reward variance; and the exploit signatures in each model's own consultations (q
 shotgun diagnoses, test shotguns, over-triage, text aimed at the grader, a padded final message) with a verdict: a
 rubric gain that accuracy and the process figures do not share is reward hacking, and is said so.
 
-    .venv/bin/python bench/train_consult.py            # the full run (51 min on 2 idle cores)
-    .venv/bin/python bench/train_consult.py --quick    # a smoke run (about 20 minutes on 2 busy cores)
+    .venv/bin/python bench/train_consult.py --out runs/tc       # the full run (about an hour on 2 cores)
+    .venv/bin/python bench/train_consult.py --out runs/tc --reuse --arpo   # add the ARPO arm to that run
+    .venv/bin/python bench/train_consult.py --quick            # a smoke run (about 20 minutes on 2 busy cores)
 """
 
 from __future__ import annotations
