@@ -11,8 +11,10 @@ import base64
 import io
 import logging
 from pathlib import Path
+from typing import TypeVar
 
 import jinja2
+from pydantic import BaseModel
 
 from evaluation.agreement import AgreementReport
 from evaluation.audit import AuditReport
@@ -21,6 +23,7 @@ from evaluation.store import ResultsStore, dump_json, load_config
 from evaluation.summary import Comparison, RunSummary, summarize
 
 logger = logging.getLogger(__name__)
+_Report = TypeVar("_Report", bound=BaseModel)
 
 WORST_CASES = 5
 AGREEMENT_FILE = "agreement.json"  # written beside a run by ``medverifier reviews agreement --run``
@@ -154,28 +157,26 @@ def load_audits(run_dir: Path) -> list[AuditReport]:
     return audits
 
 
-def load_agreement(run_dir: Path) -> AgreementReport | None:
-    """The clinician agreement saved beside a run, if any."""
-    path = run_dir / AGREEMENT_FILE
+def _load_beside(run_dir: Path, name: str, model: type[_Report], what: str) -> _Report | None:
+    """A report saved beside a run, if any; an unreadable one is left out of the HTML report, with a warning."""
+    path = run_dir / name
     if not path.is_file():
         return None
     try:
-        return AgreementReport.model_validate_json(path.read_text(encoding="utf-8"))
+        return model.model_validate_json(path.read_text(encoding="utf-8"))
     except ValueError:
-        logger.warning("%s: unreadable agreement report, left out of the HTML report", path)
+        logger.warning("%s: unreadable %s, left out of the HTML report", path, what)
         return None
+
+
+def load_agreement(run_dir: Path) -> AgreementReport | None:
+    """The clinician agreement saved beside a run, if any."""
+    return _load_beside(run_dir, AGREEMENT_FILE, AgreementReport, "agreement report")
 
 
 def load_comparison(run_dir: Path) -> Comparison | None:
     """The doctors-side-by-side comparison saved beside a run (by ``medverifier demo``), if any."""
-    path = run_dir / COMPARISON_FILE
-    if not path.is_file():
-        return None
-    try:
-        return Comparison.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValueError:
-        logger.warning("%s: unreadable comparison, left out of the HTML report", path)
-        return None
+    return _load_beside(run_dir, COMPARISON_FILE, Comparison, "comparison")
 
 
 def _comparison_axes(comparison: Comparison | None) -> list[str]:

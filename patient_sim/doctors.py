@@ -114,8 +114,13 @@ def reference_history(case: Case) -> Turns:
     return turns
 
 
+def reference_tests(case: Case) -> list[str]:
+    """The tests the reference doctor orders, the case's most telling first."""
+    return list(dict.fromkeys(case.recommended_tests[:5] or [test_name(k) for k in case.test_results]))[:6]
+
+
 def reference_orders(case: Case) -> Turns:
-    tests = list(dict.fromkeys(case.recommended_tests[:5] or [test_name(k) for k in case.test_results]))[:6]
+    tests = reference_tests(case)
     if not tests:
         return []
     return ["Thank you. I would like some tests.\n" + "\n".join(f"REQUEST TEST: {t}" for t in tests)]

@@ -28,7 +28,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
-from patient_sim.doctors import flag_question, question_sentence, reference_questions, test_name
+from patient_sim.doctors import flag_question, question_sentence, reference_questions, reference_tests
 from patient_sim.loop import ConsultationResult, SamplingConfig, consult
 from patient_sim.personas import sample_persona
 from verifier import clinical
@@ -99,11 +99,6 @@ class ScriptedDoctorClient:
         return Completion(text=turn if isinstance(turn, str) else turn(messages))
 
 
-def case_tests(case: Case) -> list[str]:
-    """The tests the case calls for, its most telling first (the reference doctor's list)."""
-    return list(dict.fromkeys(case.recommended_tests[:5] or [test_name(k) for k in case.test_results]))[:5]
-
-
 def _sites(text: str) -> frozenset[str]:
     return frozenset(key for term in clinical.terms(text) for key in clinical.term_keys(term)
                      if key.startswith(clinical.SITE))
@@ -117,7 +112,7 @@ def heard_orders(case: Case, heard: str) -> list[str]:
     ultrasound after "pain in my tummy", the urine culture after "it burns when I pee" — and no more than
     ``MAX_ORDERS`` in all.
     """
-    tests = case_tests(case)
+    tests = reference_tests(case)[:5]
     chosen = tests[:COMPLAINT_TESTS]
     spoken = _sites(heard)
     for test in tests[COMPLAINT_TESTS:]:
@@ -141,7 +136,7 @@ def varied_reference(
     if max_turns < 2:
         raise ValueError("a warm-start dialogue needs at least two turns (a question and the diagnosis)")
     rng = random.Random(seed)
-    tests = case_tests(case)
+    tests = reference_tests(case)[:5]
     history_turns = max_turns - 1 - (1 if tests else 0)
     if history_turns < 1:
         tests, history_turns = [], max_turns - 1

@@ -30,7 +30,7 @@ from serving.app import create_app
 from serving.sessions import CLOSING_REPLY, ConsultationStore
 from tests.serving.conftest import KEY_A, ScriptedClient, make_settings, run_server
 from tests.serving.test_persistence import serve_subprocess
-from tests.serving.test_review_web import send
+from tests.serving.test_review_web import send, start_case
 from tests.serving.test_web import browser  # noqa: F401 - the module's Chromium fixture
 from verifier.llm import Completion
 from verifier.types import Message
@@ -193,16 +193,7 @@ def test_the_page_shows_the_end_of_an_interview(tmp_path: Path, browser) -> None
     takes no more turns, and says so again when the consultation is reopened."""
     with run_server(create_app(make_settings(tmp_path), client=Restyler())) as server:
         page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url + "/")
-        page.fill("#api-key", KEY_A)
-        page.click("#save-key")
-        page.wait_for_selector(f"#case-select option[value='{CASE}']", state="attached")
-        page.select_option("#case-select", CASE)
-        page.select_option("#role-select", "doctor")
-        page.click("#start-case")
-        page.wait_for_selector("#case-card:not([hidden])")
+        errors = start_case(page, server.url, CASE, "doctor")
         assert f"You have {SamplingConfig().max_turns} turns" in page.locator("#case-card").inner_text()
         assert page.locator("#ended").is_hidden()
         for text in ("Okay.", "Hmm."):

@@ -27,6 +27,21 @@ def send(page, text: str) -> None:
         timeout=60_000)
 
 
+def start_case(page, url: str, case: str, role: str) -> list[str]:
+    """Open the page, save the key, start ``case`` as ``role``; the page's JavaScript errors, as they come."""
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + "/")
+    page.fill("#api-key", KEY_A)
+    page.click("#save-key")
+    page.wait_for_selector(f"#case-select option[value='{case}']", state="attached")
+    page.select_option("#case-select", case)
+    page.select_option("#role-select", role)
+    page.click("#start-case")
+    page.wait_for_selector("#case-card:not([hidden])")
+    return errors
+
+
 def reopen_review(page) -> None:
     """Reload the page, open the latest consultation and its review."""
     page.reload()
@@ -41,19 +56,9 @@ def test_clinician_reviews_a_case_consultation_in_the_page(tmp_path: Path, brows
     settings = labelled(tmp_path)
     with run_server(create_app(settings, client=ScriptedClient(reply=doctor))) as server:
         page = browser.new_page(accept_downloads=True)
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url + "/")
-        assert "not medical advice" in page.locator("#notice").inner_text()
-        page.fill("#api-key", KEY_A)
-        page.click("#save-key")
-
         # Start from a case, playing its patient; the case card tells the clinician what to say.
-        page.wait_for_selector(f"#case-select option[value='{CASE}']", state="attached")
-        page.select_option("#case-select", CASE)
-        page.select_option("#role-select", "patient")
-        page.click("#start-case")
-        page.wait_for_selector("#case-card:not([hidden])")
+        errors = start_case(page, server.url, CASE, "patient")
+        assert "not medical advice" in page.locator("#notice").inner_text()
         assert "chest" in page.locator("#case-card").inner_text().lower()
         send(page, "I have crushing chest pain.")
         send(page, "It started an hour ago and goes to my left arm.")
