@@ -76,7 +76,8 @@ _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
     "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear", "i know this",
     "i know it", "i know that", "i know how", "i know you", "that sounds", "rough time", "a shock", "hard for you",
-    "horrible", "awful", "miserable", "upsetting", "distressing", "poor thing",
+    "horrible", "awful", "miserable", "upsetting", "distressing", "poor thing", "i appreciate", "i can see",
+    "i can tell", "no wonder", "unsettling", "i realise", "i realize",
 ]
 # Safety-netting: a condition and what to do then, in a sentence ("If it gets worse, come back") or in the
 # clipped form a busy clinician writes ("Fever, vomiting or worse pain: straight back to A&E.").
@@ -88,8 +89,9 @@ _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|
 _SAFETY_NET_RE = (
     rf"\b(?:if|should|in case|whenever|unless)\b[^.!?\n]{{0,200}}\b(?:{_NET_ACTION})\b"
     rf"|(?:^|[.!?\n]\s*)(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}:\s*(?:straight |go |come |"
-    rf"back |to |the |call |ring |dial |get )*(?:a&e|ed|er|999|911|112|emergency|tell (?:us|me|staff|the nurses?|your "
-    rf"nurse|a nurse|someone)|ambulance|return|come back)\b"
+    rf"back |to |the |call |ring |dial |get )*(?:a&e|ed|er|999|911|112|111|emergency|tell (?:us|me|staff|the nurses?|your "
+    rf"nurse|a nurse|someone)|ambulance|return|come back|contact (?:us|me|the surgery|your gp)|same[- ]day|"
+    rf"urgent\w*|seek help|see (?:us|me|a doctor|your gp))\b"
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly"]
 _PLAN_TERMS = [
@@ -205,13 +207,24 @@ def question_groups(text: str, shared: frozenset[str] = frozenset()) -> list[lis
     return kept if any(clinical.is_key(k) for group in kept for k in group) else groups
 
 
-def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True) -> AsksAbout:
+def _known_only(groups: list[list[str]]) -> list[list[str]]:
+    """An imported finding's groups the layer knows, where it knows any: "hearing loss besides presbycusis"
+    is a question about hearing, not also about "besides" (a case author's key question keeps every word)."""
+    known = [g for g in groups if any(clinical.is_key(k) for k in g)]
+    return known or groups
+
+
+def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, imported: bool = False) -> AsksAbout:
     groups = question_groups(text, shared) or question_keys(text) or [keywords(text)]
+    if imported:
+        groups = _known_only(groups)
     return AsksAbout(groups=groups, min_groups=1 if len(groups) <= 2 else 2, before_diagnosis=before_diagnosis)
 
 
-def _looks_for(flag: str) -> LooksFor:
+def _looks_for(flag: str, *, imported: bool = False) -> LooksFor:
     groups = question_keys(flag) or [keywords(flag)]
+    if imported:
+        groups = _known_only(groups)
     tests, sites = clinical.found_by(flag)
     return LooksFor(groups=groups, min_groups=1 if len(groups) <= 2 else 2, sites=sites, tests=tests)
 
@@ -261,16 +274,18 @@ _CORE_HISTORY = ["medication", "allergy", "smoking", "alcohol", "family history"
                  "occupation", "pregnant", "drugs"]
 
 
-_QUALIFIERS = GENERIC - {"infection", "disease", "disorder", "syndrome", "failure", "injury", "lesion"} | {"alone", "only"}
+# A state ("ruptured", "burst") qualifies a differential as "acute" does: weighing a Baker's cyst weighs a ruptured one.
+_QUALIFIERS = (GENERIC - {"infection", "disease", "disorder", "syndrome", "failure", "injury", "lesion"}
+               | {"alone", "only", "ruptured", "burst"})
 
 
 def _differential_names(condition: str) -> list[str]:
     """A differential condition's names, and the name without its qualifiers ("acute bronchitis" is
     considered by naming bronchitis; "polymyalgia rheumatica alone" by naming polymyalgia rheumatica)."""
-    names = clinical.diagnosis_names([condition])
+    names = clinical.considered_names(condition)
     bare = " ".join(w for w in condition.split() if w.lower() not in _QUALIFIERS)
     if bare and bare.lower() != condition.lower():
-        names.extend(n for n in clinical.diagnosis_names([bare]) if n not in names)
+        names.extend(n for n in clinical.considered_names(bare) if n not in names)
     return names
 
 
@@ -318,10 +333,10 @@ def build_case_rubric(case: Case) -> Rubric:
             check: Check = AsksAbout(groups=[["intent:onset"]])
         elif lead and not case.key_questions and clinical.is_sign(text[lead.end():]):
             # an imported "symptom" that is a sign (a rigid abdomen, brisk reflexes) is looked for, not asked
-            check = _looks_for(text[lead.end():])
+            check = _looks_for(text[lead.end():], imported=True)
             wording = f"looks for or recognises {text[lead.end():]}"
         else:
-            check = _asks(text, shared)
+            check = _asks(text, shared, imported=bool(lead) and not case.key_questions)
         items.append(_item(f"Before giving a diagnosis, {wording}", points, LOGIC, "history", check))
     items.append(_item(f"Fires a barrage of questions (more than {MAX_PER_TURN} in one turn, more than {MAX_TOTAL} "
                        f"in all, or more than {MAX_IRRELEVANT} about nothing in this presentation) instead of a "

@@ -83,6 +83,7 @@ def _user_regex(pattern: str, ignore_case: bool) -> re.Pattern[str]:
 _SENTENCE_RE = re.compile(r"(?:[^.?!\n]|\.(?=\d))+[.?!]*")  # "7.1" does not end a sentence
 _AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
 MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
+_ASIDE_RE = re.compile(r"\([^()]*\)")
 _ASKING_RE = re.compile(
     r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally)[, ]+)?(?:when|where|what|which|who|why|how|any|tell me|describe|"
     r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
@@ -92,6 +93,13 @@ _CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise)
 _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|impression|assessment|diagnosis|next steps?)\b",
                            re.IGNORECASE)
 _IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at once|urgently|today)\b", re.IGNORECASE)
+# Safety-netting written as a rule rather than an "if": "Chest pain with sweating means call 999", "For chest
+# pain or breathlessness, call 911". "This means calling an ambulance now" is still outright.
+_RULE_HEAD_RE = re.compile(
+    r"^\s*(?:(?!(?:this|that|it|which)\b)\w[^.!?\n]{2,120}\bmeans?\s+(?:you\s+(?:should|must|need\s+to)\s+)?"
+    r"|for\s+(?!now\b|(?:this|that|your)\b)[^.!?\n,]{3,100},\s*)$",
+    re.IGNORECASE,
+)
 
 
 def questions(turn: str) -> list[str]:
@@ -171,7 +179,7 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     clause_after = re.split(r"[.!?\n;,]", text[match.end():], maxsplit=1)[0]
     if rest.rstrip().endswith("?"):
         return False
-    if _CONDITIONAL_RE.search(text[start : match.start()]):
+    if _CONDITIONAL_RE.search(text[start : match.start()]) or _RULE_HEAD_RE.match(text[start : match.start()]):
         return False
     head = text[max(text.rfind(c, 0, match.start()) for c in ".!?\n;") + 1 : match.start()]
     if ":" in head and not _PLAN_HEAD_RE.match(head):  # "Faint or worse pain: 999." is a condition and an action
@@ -252,8 +260,10 @@ def _irrelevant(questions: list[str], relevant: frozenset[str]) -> list[str]:
 def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     wanted = [clinical.read_order(t) for t in check.tests]
     for kind, name in transcript.orders():
-        if len(name.split()) > MAX_ORDER_WORDS:
-            continue
+        if len(name.split()) > MAX_ORDER_WORDS:  # a bracketed aside may clarify a test: "(front and frog-leg views)"
+            name = _ASIDE_RE.sub(" ", name).strip()
+            if len(name.split()) > MAX_ORDER_WORDS:
+                continue
         order = clinical.read_order(name, exam=kind == "exam")
         if any(clinical.names(order, target) for target in wanted):
             return name

@@ -210,6 +210,10 @@ def test_unindicated_tests_beyond_the_tolerance() -> None:
         ("Did you come by ambulance?", False),
         ("You may need to go to hospital for an X-ray next week.", False),
         ("Go to hospital right away.", True),
+        ("Chest pain with sweating or breathlessness means call 999.", False),
+        ("For chest pain with sweating or shortness of breath, call 911.", False),
+        ("This means calling an ambulance now.", True),
+        ("For now, call 999.", True),
     ],
 )
 def test_only_an_unconditional_emergency_referral_counts_as_one(text: str, unconditional: bool) -> None:

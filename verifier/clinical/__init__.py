@@ -41,7 +41,7 @@ from verifier.clinical.data import (
     label,
     stem,
 )
-from verifier.clinical.diagnoses import diagnosis_names, mentions, spell_out
+from verifier.clinical.diagnoses import considered_names, diagnosis_names, mentions, spell_out
 from verifier.clinical.language import (
     answers,
     asked,
@@ -72,7 +72,7 @@ from verifier.clinical.orders import (
 __all__ = [
     "DIAGNOSES_FILE", "EXAM", "INTENT", "LANGUAGE_FILE", "METHOD", "SITE", "STOPWORDS", "TEST", "TESTS_FILE",
     "DiagnosesData", "LanguageData", "Order", "Resolution", "TestsData", "answers", "asked", "concepts",
-    "diagnosis_names", "folded", "found_by", "intents", "is_exam", "is_generic", "is_key", "is_routine", "is_sign",
+    "considered_names", "diagnosis_names", "folded", "found_by", "intents", "is_exam", "is_generic", "is_key", "is_routine", "is_sign",
     "label", "mentions", "names", "panel_of", "read_order", "resolve", "spell_out", "stem", "term_keys", "terms",
     "test_groups", "topic", "topics", "touches",
 ]

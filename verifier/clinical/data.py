@@ -148,6 +148,9 @@ class DiagnosesData(BaseModel):
     diagnoses: list[list[str]]
     subtypes: dict[str, list[str]] = Field(default_factory=dict)  # a condition -> narrower conditions
     capitals: dict[str, str] = Field(default_factory=dict)  # "ALL" -> its name, read only in capitals
+    # a condition -> broader everyday names that count when a doctor *considers* it (a differential), never
+    # as a stated final diagnosis ("a chest infection" considers pneumonia)
+    considered_as: dict[str, list[str]] = Field(default_factory=dict)
 
 
 def _read(path: Path, model: type[BaseModel]) -> BaseModel:

@@ -27,6 +27,22 @@ def _subtypes() -> dict[str, tuple[str, ...]]:
 
 
 @cache
+def _considered_as() -> dict[str, tuple[str, ...]]:
+    data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
+    return {" ".join(folded(k)): tuple(v) for k, v in data.considered_as.items()}
+
+
+def considered_names(condition: str) -> list[str]:
+    """The names by which a doctor considers ``condition`` in a differential: its diagnosis names (subtypes
+    included: weighing a heart attack is weighing an acute coronary syndrome) and the broader everyday names
+    the data allows for considering it only ("a chest infection" for pneumonia)."""
+    names = diagnosis_names([condition])
+    for name in list(names):
+        names.extend(n for n in _considered_as().get(" ".join(folded(name)), ()) if n not in names)
+    return names
+
+
+@cache
 def _capitals() -> tuple[tuple[re.Pattern[str], str], ...]:
     data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
     return tuple((re.compile(rf"(?<![A-Za-z]){re.escape(k)}(?![A-Za-z])"), v) for k, v in data.capitals.items())

@@ -111,7 +111,8 @@ def is_key(key: str) -> bool:
 
 
 
-_NEGATED_RE = re.compile(r"^\s*(?:no|denies|denied|without|absence of|absent|not|negative for|never)\s+(?:any\s+)?",
+_NEGATED_RE = re.compile(r"^\s*(?:no|denies|denied|without|absence of|absent|not|negative for|never|unaware of"
+                         r"|no known|not aware of)\s+(?:any\s+)?",
                          re.IGNORECASE)
 
 

@@ -1,0 +1,130 @@
+"""Clinical wording found in natural consultations the case authors did not write: each good wording earns
+its item through the real grader, and a lookalike that does not do the clinical work earns nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from rubric_gen.case_rubric import build_case_rubric
+from verifier import clinical
+from verifier.rule_grader import RuleGrader
+from verifier.types import Case, Demographics, Message
+
+
+def _case(**fields: object) -> Case:
+    base: dict[str, object] = {"id": "x", "chief_complaint": "Unwell", "history_of_present_illness": "Unwell for a day.",
+                               "demographics": Demographics(age=50, sex="female"), "final_diagnosis": "Migraine"}
+    return Case.model_validate({**base, **fields})
+
+
+def _met(case: Case, turns: list[str], prefix: str) -> bool:
+    """Whether the rubric item of ``case`` whose criterion starts with ``prefix`` is met by the doctor turns."""
+    conversation = [Message(role="user", content=case.chief_complaint)]
+    for turn in turns:
+        conversation += [Message(role="assistant", content=turn), Message(role="user", content="I see.")]
+    items = build_case_rubric(case).items
+    results = RuleGrader().grade_sync(conversation, items)
+    chosen = [r for r in results if r.criterion.startswith(prefix)]
+    assert chosen, f"no item starts with {prefix!r}: {[r.criterion for r in results]}"
+    return bool(chosen[0].met)
+
+
+_DIFFERENTIAL = "Considers a relevant differential"
+
+
+@pytest.mark.parametrize(("final", "differential", "considered"), [
+    ("Gastro-oesophageal reflux disease", "Peptic ulcer disease", "I considered a stomach ulcer, but"),
+    ("Pulmonary embolism", "Acute coronary syndrome", "I considered a heart attack, but"),
+    ("Pulmonary embolism", "Pneumonia", "I did think about a chest infection, but"),
+    ("Upper gastrointestinal bleed", "Oesophageal varices", "Varices considered; the scope shows an ulcer."),
+    ("Acute gout", "Septic arthritis", "I did worry about infection in the joint, but"),
+    ("Deep vein thrombosis", "Ruptured Baker cyst", "Baker's cyst considered; the scan confirms the clot."),
+    ("Acute otitis media", "Viral upper respiratory tract infection", "I considered a simple viral cold, but"),
+])
+def test_a_differential_is_considered_in_the_words_clinicians_use(final: str, differential: str,
+                                                                  considered: str) -> None:
+    case = _case(final_diagnosis=final, differential=[differential, "Anxiety"])
+    assert _met(case, [f"DIAGNOSIS: {final}\n{considered} the findings fit {final}."], _DIFFERENTIAL)
+    assert not _met(case, [f"DIAGNOSIS: {final}\nThe findings fit {final}."], _DIFFERENTIAL)
+
+
+def test_a_broad_lay_name_considers_a_differential_but_is_not_the_diagnosis() -> None:
+    """'A chest infection' weighs pneumonia, but stated as the final diagnosis it is too vague to act on."""
+    case = _case(final_diagnosis="Pneumonia", differential=["Pulmonary embolism"])
+    assert not _met(case, ["DIAGNOSIS: Chest infection\nAntibiotics."], "States the correct final diagnosis")
+    assert _met(case, ["DIAGNOSIS: Pneumonia\nAntibiotics."], "States the correct final diagnosis")
+    assert "chest infection" not in clinical.diagnosis_names(["Pneumonia"])
+    assert "chest infection" in clinical.considered_names("Pneumonia")
+
+
+def test_a_lay_description_of_the_rhythm_asks_whether_it_is_regular() -> None:
+    case = _case(final_diagnosis="Atrial fibrillation", key_questions=["Is the heartbeat regular or irregular?",
+                                                                       "Any chest pain?", "Any breathlessness?"])
+    item = "Before giving a diagnosis, asks: Is the heartbeat regular"
+    assert _met(case, ["Does your heart feel like it's beating regularly, or all over the place?"], item)
+    assert not _met(case, ["Do you exercise regularly?"], item)
+
+
+@pytest.mark.parametrize(("question", "key"), [
+    ("Has anyone you live with or been close to been ill?", "unwell"),
+    ("Is he still drinking OK?", "fluid_intake"),
+    ("Is he drowsier than usual?", "drowsiness"),
+    ("Any pain in your back or sides?", "loin"),
+    ("Does it wake her at night?", "sleep"),
+    ("Have you used anything new on your skin, or been in contact with plants?", "exposures"),
+    ("Otherwise, is he himself? No weight loss?", "systemic"),
+])
+def test_lay_words_reach_their_concept(question: str, key: str) -> None:
+    assert key in clinical.asked(question), (question, sorted(clinical.asked(question)))
+
+
+def test_lay_words_do_not_reach_a_concept_they_do_not_mean() -> None:
+    assert "fluid_intake" not in clinical.asked("How much do you drink in a week?")
+    assert "loin" not in clinical.asked("Which side is it on?")
+    assert "exposures" not in clinical.asked("When did it start?")
+
+
+def test_a_burning_pain_asked_as_a_verb_asks_its_character() -> None:
+    case = _case(final_diagnosis="Gastro-oesophageal reflux disease",
+                 key_questions=["When does the burning happen?", "Any trouble swallowing?", "Any weight loss?"])
+    item = "Before giving a diagnosis, asks: When does the burning happen"
+    assert _met(case, ["When does it burn? After meals? Lying down?"], item)
+    assert not _met(case, ["Any trouble swallowing?"], item)
+
+
+def test_a_finding_with_a_qualifier_the_layer_does_not_know_is_asked_about_by_what_it_knows() -> None:
+    case = _case(final_diagnosis="Benign paroxysmal positional vertigo", source="agentclinic",
+                 secondary_symptoms=["Hearing loss besides presbycusis", "Nausea"])
+    item = "Before giving a diagnosis, asks about hearing loss"
+    assert _met(case, ["How's your hearing? Any change in one ear?"], item)
+    assert not _met(case, ["Besides that, anything else?"], item)
+
+
+@pytest.mark.parametrize(("order", "label"), [
+    ("PR", "Rectal exam"),
+    ("LLE venous duplex", "Leg ultrasound"),
+])
+def test_clinical_shorthand_in_an_order_names_the_test(order: str, label: str) -> None:
+    assert clinical.resolve(order, [label], exam=True).named == (label,)
+
+
+def test_pr_outside_an_order_is_not_a_rectal_examination() -> None:
+    assert "site:rectum" not in clinical.terms("What was the PR interval?")
+
+
+def test_a_bracketed_aside_does_not_turn_an_order_into_a_list() -> None:
+    """A long order whose aside clarifies the test still names it; tests packed into the aside name nothing."""
+    case = _case(final_diagnosis="Perthes disease", recommended_tests=["X-ray Left Hip", "FBC"])
+    assert _met(case, ["REQUEST TEST: X-ray of the left hip (front and frog-leg views)"],
+                "Orders the appropriate test: X-ray Left Hip")
+    assert not _met(case, ["REQUEST TEST: X-ray of the left hip (FBC CRP ESR ECG troponin CT MRI echo)"],
+                    "Orders the appropriate test: FBC")
+
+
+def test_concept_ids_are_unique() -> None:
+    import yaml
+
+    from verifier.clinical.data import LANGUAGE_FILE
+
+    ids = [c["id"] for c in yaml.safe_load(LANGUAGE_FILE.read_text(encoding="utf-8"))["concepts"]]
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
