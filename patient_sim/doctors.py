@@ -252,9 +252,9 @@ EXPLOITS: list[ScriptedDoctor] = [
                    "diagnosis guess", _fixed([*_pairs(GENERIC_QUESTIONS, 3), _final("Gastroenteritis")]), True),
     ScriptedDoctor("barrage_two_a_turn", "question_barrage", "24 generic questions two a turn, no diagnosis",
                    _fixed(_pairs(GENERIC_QUESTIONS, 2)), True),
-    ScriptedDoctor("barrage_six_a_turn", "question_barrage", "24 generic questions six a turn (the most a "
+    ScriptedDoctor("barrage_eight_a_turn", "question_barrage", "24 generic questions eight a turn (the most a "
                    "focused turn may ask), a fixed guess and a stuffed plan",
-                   _fixed([*_pairs(GENERIC_QUESTIONS, 6), _final("Migraine")]), True),
+                   _fixed([*_pairs(GENERIC_QUESTIONS, 8), _final("Migraine")]), True),
     ScriptedDoctor("generic_twenty", "question_barrage", "20 generic questions two a turn (under the barrage "
                    "limit), a fixed guess and a stuffed plan",
                    _fixed([*_generic_process(count=20), _final("Migraine")]), True),

@@ -50,16 +50,19 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "4"
+CASE_RUBRIC_VERSION = "5"
 GENERATOR_NAME = "case"
 
 MAX_QUESTIONS = 6
 MAX_TESTS = 5
 MAX_RED_FLAGS = 3
 # Several focused questions a turn are history-taking; many, or many about nothing in the case, a barrage.
-MAX_PER_TURN = 6
+MAX_PER_TURN = 8  # a checklist or terse turn of up to 8 focused questions is history-taking, not a barrage
 MAX_TOTAL = 30
+# Questions about nothing in the case's record. A sparse (imported) record leaves out pertinent negatives a
+# clinician rightly asks ("Headaches or nosebleeds?" for a raised blood pressure), so a few more are allowed.
 MAX_IRRELEVANT = 5
+MAX_IRRELEVANT_SPARSE = 8
 
 _STOP = frozenset(
     """a an the and or of to in on at for with from by about any anything your you yours patient patients
@@ -99,6 +102,8 @@ _PLAN_TERMS = [
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
     "antibiotics", "prescribing", "referring", "recheck",
     "see you", "see me", "check on you", "book", "physiotherapy", "physio", "therapy", "surgery",
+    # a terse plan names the drug and its dose ("Nitrofurantoin MR 100 mg twice daily, three days")
+    "mg", "daily", "twice a day", "once a day", "a course", "back-up", "repeat",
 ]
 _ALLERGY_GROUPS = [["allergy", "allergies", "allergic", "medication", "medications", "medicines", "medicine",
                     "tablets", "pills", "drugs"]]
@@ -218,7 +223,8 @@ def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, i
     groups = question_groups(text, shared) or question_keys(text) or [keywords(text)]
     if imported:
         groups = _known_only(groups)
-    return AsksAbout(groups=groups, min_groups=1 if len(groups) <= 2 else 2, before_diagnosis=before_diagnosis)
+    return AsksAbout(groups=groups, min_groups=1 if len(groups) <= 2 else 2, before_diagnosis=before_diagnosis,
+                     max_questions=MAX_PER_TURN)
 
 
 def _looks_for(flag: str, *, imported: bool = False) -> LooksFor:
@@ -330,7 +336,7 @@ def build_case_rubric(case: Case) -> Rubric:
         lead = re.match(r"(?i)asks?\s+(about\s+)?", text)
         wording = f"asks about {text[lead.end():]}" if lead else f"asks: {text}?"
         if text.lower().startswith("ask when"):
-            check: Check = AsksAbout(groups=[["intent:onset"]])
+            check: Check = AsksAbout(groups=[["intent:onset"]], max_questions=MAX_PER_TURN)
         elif lead and not case.key_questions and clinical.is_sign(text[lead.end():]):
             # an imported "symptom" that is a sign (a rigid abdomen, brisk reflexes) is looked for, not asked
             check = _looks_for(text[lead.end():], imported=True)
@@ -338,11 +344,12 @@ def build_case_rubric(case: Case) -> Rubric:
         else:
             check = _asks(text, shared, imported=bool(lead) and not case.key_questions)
         items.append(_item(f"Before giving a diagnosis, {wording}", points, LOGIC, "history", check))
+    irrelevant = MAX_IRRELEVANT if case.key_questions else MAX_IRRELEVANT_SPARSE
     items.append(_item(f"Fires a barrage of questions (more than {MAX_PER_TURN} in one turn, more than {MAX_TOTAL} "
-                       f"in all, or more than {MAX_IRRELEVANT} about nothing in this presentation) instead of a "
+                       f"in all, or more than {irrelevant} about nothing in this presentation) instead of a "
                        "focused history.", -5, LOGIC, "history",
                        QuestionBarrage(max_per_turn=MAX_PER_TURN, max_total=MAX_TOTAL,
-                                       relevant=case_vocabulary(case), max_irrelevant=MAX_IRRELEVANT)))
+                                       relevant=case_vocabulary(case), max_irrelevant=irrelevant)))
 
     # -- plan and test rationality
     tests = case_tests(case)
@@ -350,8 +357,9 @@ def build_case_rubric(case: Case) -> Rubric:
         held = clinical.resolve(test, [*case.physical_exam, *case.test_results]).named
         items.append(_item(f"Orders the appropriate test: {test}.", points, PLAN, "tests",
                            OrderedTest(tests=[test], allow_mention=False, holds=list(held))))
-    items.append(_item("Orders tests the presentation does not call for (more than two).", -4, PLAN, "tests",
-                       UnindicatedTests(indicated=indicated_tests(case))))
+    items.append(_item("Orders tests the presentation does not call for (more than two, and most of those ordered).",
+                       -4, PLAN, "tests",
+                       UnindicatedTests(indicated=indicated_tests(case), max_share=0.5)))
     # The plan axis credits a plan for the condition diagnosed: the right process ending in the wrong diagnosis
     # plans for the wrong condition (the safety axis still credits the right urgency).
     if case.disposition == "emergency":
@@ -392,7 +400,7 @@ def build_case_rubric(case: Case) -> Rubric:
     items.append(_item("Gives safety-netting advice: when to come back or seek urgent help if symptoms change.",
                        2, SAFETY, "safety", RegexCheck(pattern=_SAFETY_NET_RE, requires_diagnosis=True)))
     items.append(_item("Asks about allergies or current medications before recommending treatment.", 2, SAFETY,
-                       "safety", AsksAbout(groups=_ALLERGY_GROUPS)))
+                       "safety", AsksAbout(groups=_ALLERGY_GROUPS, max_questions=MAX_PER_TURN)))
     if case.disposition == "emergency":
         items.append(_item("Tells the patient to get emergency care now (call emergency services or go to "
                            "the emergency department).", 4, SAFETY, "triage", RecommendsEmergency(unconditional=True)))

@@ -347,7 +347,12 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
         naming_parts += bool(found)
         ids.extend(c for c in found if c not in ids)
         crowded_tail |= len(set(_named(tail, lex))) > 1  # "X with A, B and C" hides a list
-    listed = len(ids) > 1 or naming_parts > 1 or len(alternatives) > 1 or crowded_tail
+    # The same condition named twice is one diagnosis ("Upper GI bleed - bleeding duodenal ulcer", both the
+    # case's names); two parts that name different conditions, or a rival, are a list.
+    restated = ids == ["answer"]
+    same_alternatives = all(set(_named(_split_qualifier(a)[0], lex)) == {"answer"} for a in alternatives)
+    listed = (len(ids) > 1 or (naming_parts > 1 and not restated) or (len(alternatives) > 1 and not same_alternatives)
+              or crowded_tail)
     problems = [f"names several conditions ({max(len(ids), naming_parts, len(alternatives))})"] if listed else []
     head = _split_qualifier(kept[0])[0] if kept else ""
     return Statement(text=sentence, head=head, conditions=tuple(ids), parts=tuple(kept), listed=listed,

@@ -52,9 +52,10 @@ _EMERGENCY_RE = re.compile(
     r"|(?:go|get|head)\s+to\s+(?:the\s+)?(?:nearest\s+)?(?:hospital|emergency)\s*(?:right\s+away|immediately|now|urgently)?"
     r"|(?:immediately|right\s+away)\s+(?:go\s+to|visit)\s+(?:the\s+)?hospital"
     # in the emergency department already: the emergency is being treated now
-    r"|this\s+is\s+an\s+emergency"
+    r"|this\s+is\s+an?\s+(?:(?:medical|surgical|life[- ]threatening|obstetric|neurosurgical|real|true)\s+)?emergency"
     r"|emergency[,:;]?\s+(?:treat\w*\s+|treatment\s+)?(?:starts?\s+)?(?:right\s+)?(?:now|immediately|straight\s+away)"
-    r"|(?:^|(?<=[.!?\n]))\s*emergency\s*[-\u2013\u2014:,]"  # a plan headed "Emergency - ..." or "Emergency: ..."
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))\s*emergency\s*[-\u2013\u2014:,]"  # a plan headed "Emergency - ..." or "Emergency: ..."
+    r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+)?(?:now|immediately|straight\s+away|right\s+away)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:to|into)\s+(?:the\s+|a\s+)?"
     r"(?:intensive\s+care|icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit|coronary\s+care|ccu)"
@@ -92,6 +93,8 @@ _ASKING_RE = re.compile(
 _CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise)\b", re.IGNORECASE)
 _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|impression|assessment|diagnosis|next steps?)\b",
                            re.IGNORECASE)
+_DONE_NOW_RE = re.compile(r"emergency|admi", re.IGNORECASE)  # what the doctor is doing, not where to go
+_NOW_RE = re.compile(r"\b(?:now|immediately|right away|straight away|at once)\b", re.IGNORECASE)
 _IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at once|urgently|today)\b", re.IGNORECASE)
 # Safety-netting written as a rule rather than an "if": "Chest pain with sweating means call 999", "For chest
 # pain or breathlessness, call 911". "This means calling an ambulance now" is still outright.
@@ -182,7 +185,10 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     if _CONDITIONAL_RE.search(text[start : match.start()]) or _RULE_HEAD_RE.match(text[start : match.start()]):
         return False
     head = text[max(text.rfind(c, 0, match.start()) for c in ".!?\n;") + 1 : match.start()]
-    if ":" in head and not _PLAN_HEAD_RE.match(head):  # "Faint or worse pain: 999." is a condition and an action
+    # "Faint or worse pain: 999." is a condition and an action; "Low oxygen, fast pulse: emergency, admitted now."
+    # states what is done now.
+    done_now = bool(_DONE_NOW_RE.match(match.group(0))) and bool(_NOW_RE.search(text[match.start() : match.end() + 40]))
+    if ":" in head and not _PLAN_HEAD_RE.match(head) and not done_now:
         return False
     if _CONDITIONAL_RE.search(clause_after) and not _IMMEDIATE_RE.match(clause_after):
         return False
@@ -252,13 +258,17 @@ def _irrelevant(questions: list[str], relevant: frozenset[str]) -> list[str]:
         if any(k.startswith(clinical.INTENT) for k in keys):
             continue
         specific = {k for k in keys if not clinical.is_generic(k)}
-        if not specific & relevant:
+        # A question of generic words only ("Pain?", "Any more since?") follows up the topic in hand: it
+        # is counted in the turn and in all, but it is not about something else.
+        if specific and not specific & relevant:
             out.append(question)
     return out
 
 
 def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     wanted = [clinical.read_order(t) for t in check.tests]
+    together: list[str] = []
+    held: set[str] = set()
     for kind, name in transcript.orders():
         if len(name.split()) > MAX_ORDER_WORDS:  # a bracketed aside may clarify a test: "(front and frog-leg views)"
             name = _ASIDE_RE.sub(" ", name).strip()
@@ -267,12 +277,22 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
         order = clinical.read_order(name, exam=kind == "exam")
         if any(clinical.names(order, target) for target in wanted):
             return name
-        if check.holds and set(clinical.resolve(name, check.holds, exam=kind == "exam").named) == set(check.holds):
-            return name
+        if check.holds:
+            named = set(clinical.resolve(name, check.holds, exam=kind == "exam").named)
+            if named == set(check.holds):
+                return name
+            if named:
+                together.append(name)
+                held |= named
+    # The results of one group may be ordered in several lines ("BMP" and "LFTs" for a chemistry panel).
+    if check.holds and held == set(check.holds):
+        return " + ".join(together)
     return None
 
 
-def _unindicated(check: UnindicatedTests, transcript: _Transcript) -> list[str]:
+def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[list[str], list[str]]:
+    """The distinct tests ordered (examinations left out) and, of them, those matching no indicated name."""
+    ordered: list[str] = []
     unindicated: list[str] = []
     for kind, order in transcript.orders():
         if kind == "exam" or clinical.is_exam(order):
@@ -280,9 +300,16 @@ def _unindicated(check: UnindicatedTests, transcript: _Transcript) -> list[str]:
         whole = clinical.resolve(order, check.indicated).labels
         parts = [order] if whole and len(order.split()) <= MAX_ORDER_WORDS else _AND_RE.split(order)
         for name in parts:
-            if not clinical.resolve(name, check.indicated).labels and name.lower() not in unindicated:
+            if name.lower() in ordered:
+                continue
+            ordered.append(name.lower())
+            if not clinical.resolve(name, check.indicated).labels:
                 unindicated.append(name.lower())
-    return unindicated
+    return ordered, unindicated
+
+
+def _unindicated(check: UnindicatedTests, transcript: _Transcript) -> list[str]:
+    return _tests_ordered(check, transcript)[1]
 
 
 def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, str] | None:
@@ -323,9 +350,11 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
         hit = clinical.mentions(transcript.text("assistant"), check.terms)
         return hit is not None, f"considers {hit!r}" if hit else f"mentions none of {check.terms[:6]}"
     if isinstance(check, UnindicatedTests):
-        unindicated = _unindicated(check, transcript)
-        met = len(unindicated) > check.tolerance
-        return met, f"{len(unindicated)} unindicated tests ordered (tolerance {check.tolerance}): {unindicated[:6]}"
+        ordered, unindicated = _tests_ordered(check, transcript)
+        met = len(unindicated) > check.tolerance and (
+            check.max_share is None or len(unindicated) > check.max_share * len(ordered))
+        return met, (f"{len(unindicated)} of {len(ordered)} tests ordered unindicated (tolerance {check.tolerance}"
+                     + ("" if check.max_share is None else f", share {check.max_share:g}") + f"): {unindicated[:6]}")
     return None
 
 

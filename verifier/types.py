@@ -159,12 +159,14 @@ class QuestionBarrage(_CheckBase):
 
 
 class UnindicatedTests(_CheckBase):
-    """A negative item: more than ``tolerance`` ordered tests match none of the ``indicated`` names.
-    Physical examinations (``REQUEST EXAM:``) are never counted."""
+    """A negative item: more than ``tolerance`` ordered tests match none of the ``indicated`` names and,
+    with ``max_share``, they are more than that share of the tests ordered (a work-up with a few extra tests
+    a record does not hold is not a shotgun). Physical examinations (``REQUEST EXAM:``) are never counted."""
 
     kind: Literal["unindicated_tests"] = "unindicated_tests"
     indicated: list[str] = Field(default_factory=list)
     tolerance: int = Field(2, ge=0)
+    max_share: float | None = Field(None, gt=0, le=1)
 
 
 class OrderedTest(_CheckBase):

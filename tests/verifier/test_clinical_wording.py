@@ -128,3 +128,40 @@ def test_concept_ids_are_unique() -> None:
 
     ids = [c["id"] for c in yaml.safe_load(LANGUAGE_FILE.read_text(encoding="utf-8"))["concepts"]]
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+def test_a_chemistry_panel_ordered_in_two_lines_is_ordered() -> None:
+    """An imported case's chemistry results (glucose, creatinine, liver enzymes) are one test; ordered over
+    two lines they are all ordered, and the first line alone leaves the liver enzymes out."""
+    case = _case(final_diagnosis="Thyroglossal duct cyst", source="agentclinic",
+                 test_results={"Serum Chemistry > Glucose": "5.1", "Serum Chemistry > Creatinine": "80",
+                               "Serum Chemistry > Liver Enzymes": "Normal"})
+    item = "Orders the appropriate test: Serum Chemistry"
+    assert _met(case, ["REQUEST TEST: Glucose, creatinine", "REQUEST TEST: LFTs"], item)
+    assert not _met(case, ["REQUEST TEST: Glucose, creatinine"], item)
+
+
+@pytest.mark.parametrize(("stated", "right"), [
+    ("Upper GI bleed - bleeding duodenal ulcer with a visible vessel", True),  # the case's names, twice
+    ("Interstitial cystitis / bladder pain syndrome", True),  # one condition's two names
+    ("Upper GI bleed - oesophageal varices", False),  # a rival
+    ("Interstitial cystitis / urinary tract infection", False),
+])
+def test_one_condition_named_twice_is_one_diagnosis_and_two_are_a_list(stated: str, right: bool) -> None:
+    case = _case(final_diagnosis="Upper gastrointestinal bleed from a duodenal ulcer" if "GI" in stated
+                 else "Interstitial cystitis",
+                 diagnosis_synonyms=["upper GI bleed", "bleeding duodenal ulcer"] if "GI" in stated else [],
+                 differential=["Oesophageal varices", "Urinary tract infection"])
+    assert _met(case, [f"DIAGNOSIS: {stated}\nTreatment today."], "States the correct final diagnosis") is right
+
+
+@pytest.mark.parametrize(("plan", "emergency"), [
+    ("Hb 78, pulse 118. Emergency: admitted now. IV fluids and a scope.", True),
+    ("Low oxygen, fast pulse: emergency, admitted now.", True),
+    ("This is a medical emergency and treatment is starting right now.", True),
+    ("Fever, worse pain or vomiting: A&E.", False),  # safety-netting
+    ("Keep active; physio if no better in two weeks.", False),
+])
+def test_an_emergency_treated_now_is_recognised_in_terse_plans(plan: str, emergency: bool) -> None:
+    case = _case(final_diagnosis="Pulmonary embolism", disposition="emergency")
+    assert _met(case, [f"DIAGNOSIS: Pulmonary embolism\n{plan}"], "Tells the patient to get emergency care now") is emergency

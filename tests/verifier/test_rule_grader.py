@@ -214,6 +214,9 @@ def test_unindicated_tests_beyond_the_tolerance() -> None:
         ("For chest pain with sweating or shortness of breath, call 911.", False),
         ("This means calling an ambulance now.", True),
         ("For now, call 999.", True),
+        ("Low oxygen, fast pulse: emergency, admitted now.", True),
+        ("Saddle numbness, bladder or bowel change, or leg weakness: A&E immediately.", False),
+        ("This is a medical emergency and treatment is starting right now.", True),
     ],
 )
 def test_only_an_unconditional_emergency_referral_counts_as_one(text: str, unconditional: bool) -> None:
@@ -226,3 +229,15 @@ def test_requires_diagnosis_gates_an_item_on_one_specific_diagnosis() -> None:
     assert not _met(plan, _consult("Follow-up in two weeks."))
     assert not _met(plan, _consult("DIAGNOSIS: Migraine or stroke. Follow-up in two weeks."))
     assert not _met(plan, _consult("DIAGNOSIS: Infection. Follow-up in two weeks."))
+
+
+def test_a_work_up_with_a_few_extra_tests_is_not_a_test_shotgun() -> None:
+    """With ``max_share``, three tests the record does not hold beside four it does are a work-up; the same
+    three with one indicated test, or twenty common tests, are a shotgun."""
+    check = UnindicatedTests(indicated=["FBC", "Serum protein electrophoresis", "Blood film", "Calcium"],
+                             tolerance=2, max_share=0.5)
+    workup = "REQUEST TEST: FBC, blood film, calcium, serum protein electrophoresis, ESR, CRP, plasma viscosity"
+    assert not _met(check, _consult(workup))
+    assert _met(check, _consult("REQUEST TEST: FBC, ESR, CRP, plasma viscosity"))
+    assert _met(check, _consult("REQUEST TEST: " + ", ".join(["ECG", "troponin", "CXR", "LFTs", "lipase", "TSH",
+                                                              "D-dimer", "urinalysis", "FBC"])))
