@@ -302,13 +302,15 @@ class FactIndex:
         first notice it?") and finds nothing by itself is read with the last question that named something
         (the index remembers it: one index per consultation), or, before any, with the complaint."""
         revealed = revealed or set()
-        chosen = self._select(question, revealed)
-        names_something = bool(_things(question))
-        elliptical = all(g[0].startswith(clinical.INTENT) or _generic(g) for g in clinical.topics(question))
-        if chosen is None and elliptical and not _OPEN_QUESTION_RE.search(question):
-            context = self._context or self.facts[0].text
-            chosen = self._select(f"{context} {question}", revealed)
-        if names_something:
+        chosen = self._select_one(question, revealed)
+        if chosen is None:  # several questions in one sentence: "When did you notice it, and is it growing?"
+            clauses = [c for c in _CLAUSE_RE.split(question) if c.strip()]
+            if len(clauses) > 1:
+                found: list[Fact] = []
+                for clause in clauses:
+                    found.extend(f for f in self._select_one(clause, revealed) or [] if f not in found)
+                chosen = found[: self.max_facts] or None
+        if _things(question):
             self._context = question
         if chosen:
             return chosen
@@ -316,6 +318,15 @@ class FactIndex:
             untold = [f for f in self.facts if f.topic in _STORY_TOPICS and f.text not in revealed]
             return untold[: self.max_facts]
         return []
+
+    def _select_one(self, question: str, revealed: set[str]) -> list[Fact] | None:
+        """``_select``, and for a question with no word of its own, the same read with the context."""
+        chosen = self._select(question, revealed)
+        elliptical = all(g[0].startswith(clinical.INTENT) or _generic(g) for g in clinical.topics(question))
+        if chosen is None and elliptical and not _OPEN_QUESTION_RE.search(question):
+            context = self._context or self.facts[0].text
+            chosen = self._select(f"{context} {question}", revealed)
+        return chosen
 
     def _select(self, question: str, revealed: set[str]) -> list[Fact] | None:
         """The facts the words of ``question`` find, or None."""
@@ -350,6 +361,11 @@ class FactIndex:
             chosen = [i for score, i in scored[: self.max_facts] if score >= max(self.min_score, 0.6 * best)]
             return [self.facts[i] for i in sorted(chosen)]
         return None
+
+
+# Where one sentence asks two questions: ", and how fast ...", " or does it ...".
+_CLAUSE_RE = re.compile(r",\s*(?:and|or)\s+|\s+(?:and|or)\s+(?=(?:how|what|when|where|which|does|did|do|is|are|has|"
+                        r"have|had|can|could|any)\b)", re.IGNORECASE)
 
 
 def is_open_question(question: str) -> bool:

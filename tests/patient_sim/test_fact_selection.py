@@ -89,3 +89,13 @@ def test_every_medicine_class_is_a_concept_of_the_layer() -> None:
     from verifier import clinical
 
     assert all(clinical.is_key(concept) for concept in MEDICINES), sorted(c for c in MEDICINES if not clinical.is_key(c))
+
+
+def test_two_questions_in_one_sentence_are_each_answered(agentclinic_path) -> None:
+    """"When did you first notice it, and how fast has it been getting bigger?" finds the onset the case
+    records, as the first question alone does; two questions about nothing the case holds find nothing."""
+    case = {c.id: c for c in import_agentclinic(agentclinic_path)}["agentclinic-0009"]
+    index = FactIndex(case_facts(case))
+    found = [f.text for f in index.select("When did you first notice it, and how fast has it been getting bigger?")]
+    assert any("4 weeks ago" in f for f in found), found
+    assert FactIndex(case_facts(case)).select("Any seizures, and do you keep pigeons?") == []
