@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import random
 import sys
@@ -172,6 +173,12 @@ def grpo_arm(config, stage_dir: Path, start: str, steps: int, reuse: bool) -> tu
         with contextlib.redirect_stdout(sys.stderr):
             final = run_stage(config, stage_dir, model=start,
                               overrides={"max_steps": steps, "save_steps": 10_000, "disable_tqdm": True}).final_model
+        # The arm's engines (the policy's and its frozen patient copy) stay cached otherwise: a second arm in
+        # the same process was killed for memory (17.9 GB) with the first arm's still held.
+        from policy.clients import release_clients
+
+        asyncio.run(release_clients())
+        gc.collect()
     logged = grpo_steps(stage_dir / "metrics.jsonl")
     generated = [s["rollout/generated_tokens"] for s in logged if s.get("rollout/generated_tokens") is not None]
     if not generated:  # a run from before the count was logged: each step's completions' own tokens
