@@ -290,9 +290,11 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     return None
 
 
-def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[list[str], list[str]]:
-    """The distinct tests ordered (examinations left out) and, of them, those matching no indicated name."""
-    ordered: list[str] = []
+def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[int, list[str]]:
+    """How many distinct tests were ordered (examinations left out; indicated orders counted by the results
+    they name, so "FBC, CBC, full blood count" is one test) and the orders matching no indicated name."""
+    seen: set[str] = set()
+    indicated: set[frozenset[str]] = set()
     unindicated: list[str] = []
     for kind, order in transcript.orders():
         if kind == "exam" or clinical.is_exam(order):
@@ -300,12 +302,15 @@ def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[li
         whole = clinical.resolve(order, check.indicated).labels
         parts = [order] if whole and len(order.split()) <= MAX_ORDER_WORDS else _AND_RE.split(order)
         for name in parts:
-            if name.lower() in ordered:
+            if name.lower() in seen:
                 continue
-            ordered.append(name.lower())
-            if not clinical.resolve(name, check.indicated).labels:
+            seen.add(name.lower())
+            labels = clinical.resolve(name, check.indicated).labels
+            if labels:
+                indicated.add(frozenset(labels))
+            else:
                 unindicated.append(name.lower())
-    return ordered, unindicated
+    return len(indicated) + len(unindicated), unindicated
 
 
 def _unindicated(check: UnindicatedTests, transcript: _Transcript) -> list[str]:
@@ -352,8 +357,8 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
     if isinstance(check, UnindicatedTests):
         ordered, unindicated = _tests_ordered(check, transcript)
         met = len(unindicated) > check.tolerance and (
-            check.max_share is None or len(unindicated) > check.max_share * len(ordered))
-        return met, (f"{len(unindicated)} of {len(ordered)} tests ordered unindicated (tolerance {check.tolerance}"
+            check.max_share is None or len(unindicated) > check.max_share * ordered)
+        return met, (f"{len(unindicated)} of {ordered} tests ordered unindicated (tolerance {check.tolerance}"
                      + ("" if check.max_share is None else f", share {check.max_share:g}") + f"): {unindicated[:6]}")
     return None
 

@@ -241,3 +241,6 @@ def test_a_work_up_with_a_few_extra_tests_is_not_a_test_shotgun() -> None:
     assert _met(check, _consult("REQUEST TEST: FBC, ESR, CRP, plasma viscosity"))
     assert _met(check, _consult("REQUEST TEST: " + ", ".join(["ECG", "troponin", "CXR", "LFTs", "lipase", "TSH",
                                                               "D-dimer", "urinalysis", "FBC"])))
+    # padding the shotgun with other names of one indicated test does not dilute it
+    padded = "REQUEST TEST: FBC, CBC, full blood count, blood count, haemogram, ECG, troponin, CXR, TSH"
+    assert _met(check, _consult(padded))
