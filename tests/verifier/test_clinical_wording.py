@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from patient_sim.doctors import dialogue
 from rubric_gen.case_rubric import build_case_rubric
 from verifier import clinical
 from verifier.rule_grader import RuleGrader
-from verifier.types import Case, Demographics, Message
+from verifier.types import Case, Demographics
 
 
 def _case(**fields: object) -> Case:
@@ -19,11 +20,7 @@ def _case(**fields: object) -> Case:
 
 def _met(case: Case, turns: list[str], prefix: str) -> bool:
     """Whether the rubric item of ``case`` whose criterion starts with ``prefix`` is met by the doctor turns."""
-    conversation = [Message(role="user", content=case.chief_complaint)]
-    for turn in turns:
-        conversation += [Message(role="assistant", content=turn), Message(role="user", content="I see.")]
-    items = build_case_rubric(case).items
-    results = RuleGrader().grade_sync(conversation, items)
+    results = RuleGrader().grade_sync(dialogue(case, turns), build_case_rubric(case).items)
     chosen = [r for r in results if r.criterion.startswith(prefix)]
     assert chosen, f"no item starts with {prefix!r}: {[r.criterion for r in results]}"
     return bool(chosen[0].met)

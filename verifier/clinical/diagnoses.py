@@ -21,15 +21,10 @@ def _diagnosis_index() -> tuple[_Phrases, tuple[tuple[str, ...], ...]]:
 
 
 @cache
-def _subtypes() -> dict[str, tuple[str, ...]]:
+def _by_condition(section: str) -> dict[str, tuple[str, ...]]:
+    """A ``condition -> names`` section of the data (``subtypes``, ``considered_as``), keyed by folded name."""
     data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
-    return {" ".join(folded(k)): tuple(v) for k, v in data.subtypes.items()}
-
-
-@cache
-def _considered_as() -> dict[str, tuple[str, ...]]:
-    data: DiagnosesData = _read(DIAGNOSES_FILE, DiagnosesData)  # type: ignore[assignment]
-    return {" ".join(folded(k)): tuple(v) for k, v in data.considered_as.items()}
+    return {" ".join(folded(k)): tuple(v) for k, v in getattr(data, section).items()}
 
 
 def considered_names(condition: str) -> list[str]:
@@ -38,7 +33,7 @@ def considered_names(condition: str) -> list[str]:
     the data allows for considering it only ("a chest infection" for pneumonia)."""
     names = diagnosis_names([condition])
     for name in list(names):
-        names.extend(n for n in _considered_as().get(" ".join(folded(name)), ()) if n not in names)
+        names.extend(n for n in _by_condition("considered_as").get(" ".join(folded(name)), ()) if n not in names)
     return names
 
 
@@ -64,7 +59,7 @@ def diagnosis_names(accepted: Sequence[str]) -> list[str]:
     phrases, lines = _diagnosis_index()
     out = list(dict.fromkeys(accepted))
     for name in list(out):  # a narrower condition is right too (and so are its other names)
-        out.extend(_subtypes().get(" ".join(folded(name)), ()))
+        out.extend(_by_condition("subtypes").get(" ".join(folded(name)), ()))
     seen = {" ".join(folded(name)) for name in out}
     for name in list(out):
         for variant in name_variants(name):
