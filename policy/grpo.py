@@ -103,6 +103,9 @@ class MedGRPOTrainer(GRPOTrainer):
             if rollout is not None:  # the multi-turn rollout's running totals
                 logs["rollout/generated_tokens"] = rollout.generated_tokens
                 logs["rollout/branches"] = rollout.branches
+                if rollout.entropy_rises:  # where ARPO's forks came from: the rise at candidate points
+                    logs["rollout/entropy_rise_mean"] = round(sum(rollout.entropy_rises) / len(rollout.entropy_rises), 4)
+                    logs["rollout/entropy_rise_max"] = round(max(rollout.entropy_rises), 4)
         super().log(logs, start_time)
 
 

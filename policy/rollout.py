@@ -14,10 +14,13 @@ own tokens. The total is bounded by ``max_completion_tokens``; a turn that would
 the episode ends (``"budget"``), mask and ids staying the same length. A trajectory with a void doctor
 turn is flagged (``void``) for the reward to drop (SimpleTIR).
 
-ARPO-style branching (``branching.enabled``): when, before a doctor turn that follows a patient turn,
-the policy's next-token entropy exceeds ``threshold``, the episode is forked (environment and recorder
-copied, the policy prefix shared) and the fork continues with a different seed. A group keeps exactly
-``num_generations`` trajectories: forks replace some of the group's independent episodes.
+ARPO-style branching (``branching.enabled``): before each doctor turn that follows a patient turn, the
+policy's next-token entropy is compared with its entropy at the episode's first doctor turn (ARPO's
+entropy rise after a tool response). The group's ``max_branches`` points of highest rise above
+``threshold`` are forked (environment and recorder copied, the policy prefix shared) and each fork
+continues with a different seed. A group keeps exactly ``num_generations`` trajectories: forks replace
+some of the group's independent episodes. Ranking, not an absolute entropy, decides, because a warm-
+started policy's entropy at turn starts is low (an absolute 2.5 nats never fired on SmolLM2-135M).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import json
 import logging
 import math
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -48,8 +52,10 @@ class BranchingConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = False
-    threshold: float = Field(2.5, description="next-token entropy (nats) that triggers a fork")
-    max_branches: int = Field(1, ge=0, description="forks per group (they replace independent episodes)")
+    threshold: float = Field(0.0, description="rise in next-token entropy (nats) over the episode's first doctor "
+                                              "turn that makes a point a fork candidate")
+    max_branches: int = Field(1, ge=0, description="forks per group at its highest-rise candidates "
+                                                   "(they replace independent episodes)")
 
 
 class RolloutConfig(SamplingConfig):
@@ -101,6 +107,7 @@ class MultiTurnRollout:
         self._specs: dict[str, EpisodeSpec] = {}
         self.calls = 0
         self.branches = 0
+        self.entropy_rises: list[float] = []  # at every candidate fork point of branched groups (calibration)
         self.generated_tokens = 0  # sampled by the policy over all calls (a fork's shared prefix counts once)
         self._model: Any = loaded.model  # the model whose entropy decides branching (trainer.model in training)
 
@@ -184,15 +191,23 @@ class MultiTurnRollout:
     async def _episode(
         self, spec: EpisodeSpec, policy: Any, seed: int, *, env_seed: int,
         start: tuple[ConsultationEnv, TokenRecorder] | None = None,
-        forks: list[tuple[ConsultationEnv, TokenRecorder]] | None = None,
+        forks: _ForkPoints | None = None, root: int = 0,
     ) -> Trajectory:
-        """Play (or continue, from ``start``) one consultation; record fork points into ``forks``."""
+        """Play (or continue, from ``start``) one consultation; offer its fork points to ``forks``."""
         env, recorder = start if start is not None else (
             self._make_env(spec, env_seed), TokenRecorder(self.tokenizer, self.config.max_completion_tokens))
+        baseline: list[float] = []
 
         def fork_point(env: ConsultationEnv, recorder: Any) -> None:
-            if forks is not None and env.turns > 0 and self._entropy(env.messages()) > self.config.branching.threshold:
-                forks.append((copy.deepcopy(env, {id(self.patient): self.patient}), copy.deepcopy(recorder)))
+            assert forks is not None
+            entropy = self._entropy(env.messages())
+            if env.turns == 0:
+                baseline.append(entropy)
+                return
+            rise = entropy - baseline[0]
+            self.entropy_rises.append(rise)
+            if rise > self.config.branching.threshold:
+                forks.offer(rise, root, lambda: (copy.deepcopy(env, {id(self.patient): self.patient}), copy.deepcopy(recorder)))
 
         result = await run_consultation(env, policy, self.config.sampling(), seed=seed, recorder=recorder,
                                         before_turn=fork_point if forks is not None else None)
@@ -206,23 +221,25 @@ class MultiTurnRollout:
         )
 
     async def _branched_group(self, specs: list[EpisodeSpec], policy: Any, seed: int) -> list[Trajectory]:
-        """ARPO: fewer independent episodes, the rest forked at high-entropy points after patient turns."""
+        """ARPO: fewer independent episodes, the rest forked at the roots' highest entropy rises."""
         n_roots = max(1, len(specs) - self.config.branching.max_branches)
-        forks: list[tuple[ConsultationEnv, TokenRecorder]] = []
+        forks = _ForkPoints(len(specs) - n_roots)
         roots = await asyncio.gather(
-            *(self._episode(spec, policy, seed + i, env_seed=i, forks=forks) for i, spec in enumerate(specs[:n_roots]))
+            *(self._episode(spec, policy, seed + i, env_seed=i, forks=forks, root=i) for i, spec in enumerate(specs[:n_roots]))
         )
+        points = forks.best()
         extra = []
         for j in range(len(specs) - n_roots):
             index = n_roots + j
-            if j < len(forks):
+            if j < len(points):
                 self.branches += 1
-                extra.append(self._episode(specs[index], policy, seed + 10_000 + j, env_seed=index, start=forks[j]))
+                extra.append(self._episode(specs[index], policy, seed + 10_000 + j, env_seed=index,
+                                           start=points[j][1]))
             else:
                 extra.append(self._episode(specs[index], policy, seed + index, env_seed=index))
         branched = list(await asyncio.gather(*extra))
-        for trajectory in branched[: len(forks)]:
-            trajectory.branched_from = 0
+        for trajectory, (origin, _) in zip(branched, points):
+            trajectory.branched_from = origin
         return [*roots, *branched]
 
     # ------------------------------------------------------------------ helpers
@@ -241,6 +258,27 @@ class MultiTurnRollout:
         logp = torch.log_softmax(logits, dim=-1)
         value = float(-(logp.exp() * logp).sum())
         return value if math.isfinite(value) else 0.0
+
+
+class _ForkPoints:
+    """The ``size`` highest-rise fork points offered so far; a point is copied only while it ranks."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._points: list[tuple[float, int, int, tuple[ConsultationEnv, TokenRecorder]]] = []
+        self._offered = 0
+
+    def offer(self, rise: float, root: int, snapshot: Callable[[], tuple[ConsultationEnv, TokenRecorder]]) -> None:
+        self._offered += 1
+        if self.size == 0 or (len(self._points) == self.size and rise <= self._points[-1][0]):
+            return
+        self._points.append((rise, -self._offered, root, snapshot()))
+        self._points.sort(key=lambda p: (p[0], p[1]), reverse=True)
+        del self._points[self.size:]
+
+    def best(self) -> list[tuple[int, tuple[ConsultationEnv, TokenRecorder]]]:
+        """(root index, snapshot) of each kept point, highest rise first."""
+        return [(root, point) for _, _, root, point in self._points]
 
 
 def _key(prompt: list[dict[str, Any]]) -> str:

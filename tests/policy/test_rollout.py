@@ -105,11 +105,48 @@ def test_trainer_entry_point_returns_trl_fields(embedded, local_client, case) ->
 
 def test_arpo_branching_forks_after_a_patient_turn(embedded, local_client, case) -> None:
     tok = embedded.tokenizer
-    rollout = _rollout(embedded, local_client, case, branching=BranchingConfig(enabled=True, threshold=0.0, max_branches=1))
+    any_rise = BranchingConfig(enabled=True, threshold=-1e9, max_branches=1)
+    rollout = _rollout(embedded, local_client, case, branching=any_rise)
     prompt = rollout.dataset_rows()[0]["prompt"]
     doctor = ScriptedDoctor(tok, ["When did it start?", "Any fever?", "DIAGNOSIS: flu"])
     root, fork = asyncio.run(rollout.run([prompt, prompt], doctor, group=2))
     assert rollout.branches == 1 and fork.branched_from == 0
+    assert len(rollout.entropy_rises) == 2  # the policy's real entropy, before doctor turns 2 and 3
     first_turn = len(tok.encode("When did it start?", add_special_tokens=False)) + 1
     assert fork.completion_ids[:first_turn] == root.completion_ids[:first_turn]  # shared prefix
     assert fork.transcript[:3] == root.transcript[:3]
+
+
+def _doctor_turn_starts(env_mask: list[int]) -> list[int]:
+    return [i for i, m in enumerate(env_mask) if m == 1 and (i == 0 or env_mask[i - 1] == 0)]
+
+
+def _entropy_by_turn(values: dict[int, float]):
+    """A stand-in for the policy's entropy: a fixed value per doctor turn about to be played."""
+    return lambda messages: values[sum(1 for m in messages if m.role == "assistant")]
+
+
+def test_arpo_forks_at_the_groups_highest_entropy_rise(embedded, local_client, case, monkeypatch) -> None:
+    tok = embedded.tokenizer
+    rollout = _rollout(embedded, local_client, case, branching=BranchingConfig(enabled=True, max_branches=1))
+    monkeypatch.setattr(rollout, "_entropy", _entropy_by_turn({0: 1.0, 1: 1.2, 2: 2.5}))
+    prompt = rollout.dataset_rows()[0]["prompt"]
+    doctor = ScriptedDoctor(tok, ["When did it start?", "Any fever?", "DIAGNOSIS: flu"])
+    *roots, fork = asyncio.run(rollout.run([prompt] * 3, doctor, group=3))
+    assert rollout.branches == 1 and fork.branched_from in (0, 1)
+    assert sorted(rollout.entropy_rises) == pytest.approx([0.2, 0.2, 1.5, 1.5])
+    parent = roots[fork.branched_from]
+    assert fork.transcript[:5] == parent.transcript[:5]  # forked before the third doctor turn (rise 1.5)
+    third_turn = _doctor_turn_starts(parent.env_mask)[2]
+    assert fork.completion_ids[:third_turn] == parent.completion_ids[:third_turn]
+
+
+def test_arpo_without_a_rise_above_threshold_plays_independent_episodes(embedded, local_client, case, monkeypatch) -> None:
+    tok = embedded.tokenizer
+    rollout = _rollout(embedded, local_client, case, branching=BranchingConfig(enabled=True, threshold=0.5))
+    monkeypatch.setattr(rollout, "_entropy", _entropy_by_turn({0: 2.0, 1: 2.2, 2: 1.0}))
+    prompt = rollout.dataset_rows()[0]["prompt"]
+    doctor = ScriptedDoctor(tok, ["When did it start?", "Any fever?", "DIAGNOSIS: flu"])
+    trajectories = asyncio.run(rollout.run([prompt] * 2, doctor, group=2))
+    assert rollout.branches == 0 and len(trajectories) == 2
+    assert all(t.branched_from is None for t in trajectories)
