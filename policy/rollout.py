@@ -30,8 +30,8 @@ import copy
 import json
 import logging
 import math
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -238,7 +238,7 @@ class MultiTurnRollout:
             else:
                 extra.append(self._episode(specs[index], policy, seed + index, env_seed=index))
         branched = list(await asyncio.gather(*extra))
-        for trajectory, (origin, _) in zip(branched, points):
+        for trajectory, (origin, _) in zip(branched, points, strict=False):  # forks come first
             trajectory.branched_from = origin
         return [*roots, *branched]
 
