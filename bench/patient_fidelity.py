@@ -23,8 +23,9 @@ repeated questions, over the project's cases and ``../shared/data/agentclinic_me
   scripted reference asks them, ``patient_sim.doctors``): per case set and per register, the share of
   replies that tell a case fact, the difference in points, "don't know" rates, leaks, traceability and
   invented facts (a reply told from no fact that holds clinical terms or numbers). A question the case
-  holds no fact for (``fidelity.record_silent``: it asks only about allergies, medicines or the family, and
-  the record names none of them; AgentClinic records never list allergies) is counted apart
+  holds no fact for (``fidelity.record_silent``: no fact names, answers or shares a content word with what it
+  asks, such as a pertinent negative the record never mentions; AgentClinic records never list allergies)
+  is counted apart
   (``silent_*``, where "don't know" is the right reply) and left out of ``fact_rate`` on both sides, the
   natural wording and the case's own; ``fact_rate_all`` counts every question. The same figures per half
   (``splits``: ``tune`` for the consultations marked ``heldout: false``, ``heldout`` for the others); the
@@ -368,8 +369,8 @@ async def run_personas(cases: list[Case], train_seeds: int, test_seeds: int) -> 
 class Answers:
     """How one set of history questions was answered: one reply per question (or per turn).
 
-    A question the case holds no fact for (``fd.record_silent``: it asks only about allergies, medicines or
-    family history, and the record says nothing of them) is "silent": "don't know" is the right reply to it,
+    A question the case holds no fact for (``fd.record_silent``: no fact names what it asks, answers its
+    intent or shares its content word) is "silent": "don't know" is the right reply to it,
     so it is counted apart (``silent_*``) and left out of the fact-answer rate, for the natural wording and
     the case's own wording alike. ``facts``, ``dont_know`` and ``refused`` count the other questions."""
 

@@ -245,29 +245,44 @@ def points(rate: float | None, reference: float | None) -> float | None:
 # --------------------------------------------------------------------------- what the record is silent on
 # The fact topics a case records in a field of its own, by the clinical-language concepts that ask about them
 # (every medicine class asks about medicines). An imported case may leave such a field empty (AgentClinic
-# records never list allergies), and then "don't know" is the right reply to a question only about it.
+# records never list allergies): a fact of the topic, not only one that names it, answers such a question.
 RECORD_TOPICS: dict[str, str] = {"allergies": "allergies", "family_history": "family",
                                  **{concept: "medications" for concept in MEDICINES}}
 
 
+def _content_words(text: str) -> set[str]:
+    """Stemmed words of ``text``, stop words and generic words ("pain", "problem") aside."""
+    def generic(word: str) -> bool:
+        keys = clinical.concepts(word)
+        return bool(keys) and all(clinical.is_generic(k) for k in keys)
+
+    return {word for word in tx.tokens(text) if not generic(word)}
+
+
 def record_silent(question: str, facts: Sequence[Fact]) -> bool:
-    """Whether the case holds no fact for ``question``: everything it asks about (each group of
-    clinical-language keys, ``clinical.topics``; intents, generic words and other words aside) is a record
-    topic (``RECORD_TOPICS``), and the case has nothing on any of them: no fact of that topic and no fact that
-    names it (a medicine named in the story, "no known blood disorders in the family"). A question about
-    anything else, or about nothing the layer knows, counts as answerable: this never excuses a miss on the
-    story. It reads the question and the case only, never the patient's reply."""
-    groups = [g for g in clinical.topics(question) if not g[0].startswith(clinical.INTENT)
-              and any(clinical.is_key(k) and not clinical.is_generic(k) for k in g)]
-    asked = {RECORD_TOPICS[k] for g in groups for k in g if k in RECORD_TOPICS}
-    if not groups or any(not set(g) & RECORD_TOPICS.keys() for g in groups):
+    """Whether the case holds no fact for ``question``: no fact names anything it asks about (each group of
+    clinical-language keys, ``clinical.topics``; intents, generic words and other words aside). A record
+    topic (``RECORD_TOPICS``) is also answered by any fact of its topic, and medicines by a medicine named
+    anywhere in the story. A pertinent negative the record never mentions ("Any headaches?" on a case
+    that says nothing of headaches) is silent: "don't know" is the grounded reply, and inventing a "no"
+    would be an invented fact. A question about nothing the layer knows counts as answerable. It reads the
+    question and the case only, never the patient's reply, through the same layer as the patient's fact
+    selection: a fact in words the layer does not know is missed by both, so the bench also reports the
+    rate over every question (``fact_rate_all``)."""
+    groups = [{k for k in g if clinical.is_key(k) and not clinical.is_generic(k)}
+              for g in clinical.topics(question) if not g[0].startswith(clinical.INTENT)]
+    groups = [g for g in groups if g]
+    if not groups:
         return False
-    for fact in facts:
-        if fact.topic in asked:
+    if clinical.intents(question) & {i for fact in facts for i in clinical.answers(fact.text)}:
+        return False  # "Any previous stones?" is answered by "No previous illnesses"
+    if _content_words(question) & {w for fact in facts for w in _content_words(fact.text)}:
+        return False  # a word of the question in a fact the layer reads otherwise ("walk a few steps")
+    named = [set(clinical.terms(fact.text)) for fact in facts]
+    for group in groups:
+        asked = {RECORD_TOPICS[k] for k in group if k in RECORD_TOPICS}
+        if any(group & keys for keys in named) or any(fact.topic in asked for fact in facts):
             return False
-        named = set(clinical.terms(fact.text))
-        if "medications" in asked and names_medicine(fact):
-            return False
-        if {c for c, t in RECORD_TOPICS.items() if t in asked and t != "medications"} & named:
+        if "medications" in asked and any(names_medicine(fact) for fact in facts):
             return False
     return True
