@@ -4,13 +4,18 @@ must pass, and a cheap trick that must fail."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
+import yaml
 
 from patient_sim.cases import project_cases
 from patient_sim.doctors import dialogue
 from patient_sim.measurement import MeasurementResponder
 from rubric_gen.case_rubric import build_case_rubric, case_tests
 from verifier import clinical
+from verifier.clinical import data
 from verifier.rule_grader import RuleGrader
 from verifier.types import Case, Demographics
 
@@ -318,3 +323,17 @@ def test_the_lymphoma_case_credits_a_cbc_and_asks_for_the_tests_that_make_the_di
     unindicated = next(r for r in results if r.criterion.startswith("Orders tests the presentation"))
     assert not unindicated.met, unindicated.explanation
     assert unindicated.explanation.startswith("0 of 4 tests ordered unindicated"), unindicated.explanation
+
+
+# --------------------------------------------------------------------------- the data files themselves
+def test_the_language_data_refuses_a_duplicate_id_and_an_unknown_generic_concept(tmp_path) -> None:  # noqa: ANN001
+    shipped = yaml.safe_load((Path(data.__file__).parent / "language.yaml").read_text(encoding="utf-8"))
+    assert data._read(Path(data.__file__).parent / "language.yaml", data.LanguageData).concepts
+    twice = {**shipped, "concepts": [*shipped["concepts"], {"id": shipped["concepts"][0]["id"], "phrases": ["x"]}]}
+    unknown = {**shipped, "generic": [*shipped.get("generic", []), "no-such-concept"]}
+    for bad, message in ((twice, "duplicate ids"), (unknown, "unknown concept ids ['no-such-concept']")):
+        path = tmp_path / "language.yaml"
+        path.write_text(yaml.safe_dump(bad), encoding="utf-8")
+        with pytest.raises(ValueError, match=re.escape(message)) as error:
+            data._read(path, data.LanguageData)
+        assert str(path) in str(error.value)  # the error names the file

@@ -141,6 +141,17 @@ class LanguageData(BaseModel):
     intents: list[_Intent]
     generic: list[str] = Field(default_factory=list)  # concept ids too broad to tell one question from another
 
+    @model_validator(mode="after")
+    def _check(self) -> LanguageData:
+        for kind, ids in (("concepts", [c.id for c in self.concepts]), ("intents", [i.id for i in self.intents])):
+            duplicates = sorted({i for i in ids if ids.count(i) > 1})
+            if duplicates:  # a second entry would silently merge into, or shadow, the first
+                raise ValueError(f"{kind}: duplicate ids {duplicates}")
+        unknown = sorted(set(self.generic) - {c.id for c in self.concepts})
+        if unknown:
+            raise ValueError(f"generic: unknown concept ids {unknown}")
+        return self
+
 
 class DiagnosesData(BaseModel):
     model_config = ConfigDict(extra="forbid")
