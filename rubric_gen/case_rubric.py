@@ -30,6 +30,7 @@ import re
 from rubric_gen.validate import ACCURACY, COMMUNICATION, LOGIC, PLAN, SAFETY
 from verifier import clinical
 from verifier.diagnosis import GENERIC
+from verifier.rule_grader import CARE_WORDS
 from verifier.types import (
     AsksAbout,
     Case,
@@ -50,7 +51,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "5"
+CASE_RUBRIC_VERSION = "6"
 GENERATOR_NAME = "case"
 
 MAX_QUESTIONS = 6
@@ -81,20 +82,50 @@ _EMPATHY_TERMS = [
     "i know it", "i know that", "i know how", "i know you", "that sounds", "rough time", "a shock", "hard for you",
     "horrible", "awful", "miserable", "upsetting", "distressing", "poor thing", "i appreciate", "i can see",
     "i can tell", "no wonder", "unsettling", "i realise", "i realize",
+    # acknowledging the news or the ordeal, in a clinician's everyday words
+    "i know", "a lot to take in", "glad you came", "right thing coming", "right thing to come", "a real shock",
+    "such a shock", "hard news", "difficult news", "terrifying", "terrified", "rotten", "gutting", "rough day",
+    "rough night", "rough few", "tough time", "tough day", "you've coped", "you have coped", "you did really well",
+    "you did well", "trusting me", "we'll support you", "we will support you", "in good hands", "we've got you",
+    "not your fault", "nothing wrong", "try not to worry", "thanks for", "lot to take in", "lot to process",
+    "lot to absorb", "rough morning", "rough week", "tough news", "gets you down", "nerve-racking", "nerve-wracking",
+    "i can only imagine", "stressful", "i get why", "i get that", "i get it", "scary word",
 ]
-# Safety-netting: a condition and what to do then, in a sentence ("If it gets worse, come back") or in the
-# clipped form a busy clinician writes ("Fever, vomiting or worse pain: straight back to A&E.").
+# Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
+# back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
+# vomiting or worse pain: straight back to A&E."; "Stroke signs - call 911."; "Return sooner: blood, weight loss").
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|persists?|develop\w*|new|"
                r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
                r"same[- ]day|tell (?:us|me|staff|the "
                r"nurses?|your nurse|a nurse|the team|someone)|emergency|urgent\w*|911|999|112|111|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
+# Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
+_NET_GO = (r"(?:come|go|head|get|bring (?:her|him|them|the baby|the child|your \w+))(?: straight| right)?(?: back)?"
+           r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emergency(?: department| room)?|hospital|urgent care|clinic|"
+           r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|"
+           r"(?:call|ring|phone|dial|contact|see) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
+           r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours)|your (?:gp|doctor|midwife|team)|a doctor|"
+           r"someone)|seek (?:\w+ )?(?:help|care|advice|attention|review)|get (?:\w+ )?(?:help|care|seen|checked|advice)|"
+           r"get in touch|be seen|(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone)|"
+           r"shout for (?:us|help|a nurse|the nurse)|(?:urgent|emergency) (?:help|care|review|advice|assessment)|"
+           r"(?:^|(?<=[.!?\n]) ?)(?:(?:the )?(?:a&e|ed|er|(?:eye )?casualty|urgent care)|back (?:sooner|earlier|promptly|asap|"
+           r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
+_NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|(?:on )?the same day|"
+             r"same[- ]day|without waiting|now")
+_NET_EMERGENCY = r"911|999|112|an ambulance|emergency services|(?:the )?(?:a&e|ed|er|emergency(?: department| room)?)"
+_NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately )*(?:a&e|ed|er|999|911|112|111|"
+                 r"emergency|ambulance|return\w*|come back|straight back|right back|back in|same[- ]day|urgent\w*|"
+                 r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty)"
+                 r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112)"
+                 r"|get in touch)\b")
 _SAFETY_NET_RE = (
     rf"\b(?:if|should|in case|whenever|unless)\b[^.!?\n]{{0,200}}\b(?:{_NET_ACTION})\b"
-    rf"|(?:^|[.!?\n]\s*)(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}:\s*(?:straight |go |come |"
-    rf"back |to |the |call |ring |dial |get )*(?:a&e|ed|er|999|911|112|111|emergency|tell (?:us|me|staff|the nurses?|your "
-    rf"nurse|a nurse|someone)|ambulance|return|come back|contact (?:us|me|the surgery|your gp)|same[- ]day|"
-    rf"urgent\w*|seek help|see (?:us|me|a doctor|your gp))\b"
+    rf"|\b(?:{_NET_GO})\b[^.!?\n]{{0,100}}\b(?:if|should|in case|whenever|unless)\b"
+    rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY})|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|bring \w+)"
+    rf"(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY}))\b[^.!?\n]{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
+    rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
+    rf"|(?:^|[.!?\n])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
+    rf"{_NET_TERMINAL}"
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly"]
 _PLAN_TERMS = [
@@ -227,12 +258,27 @@ def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, i
                      max_questions=MAX_PER_TURN)
 
 
-def _looks_for(flag: str, *, imported: bool = False) -> LooksFor:
+def _looks_for(flag: str, *, imported: bool = False, examined: list[str] | None = None) -> LooksFor:
     groups = question_keys(flag) or [keywords(flag)]
     if imported:
         groups = _known_only(groups)
     tests, sites = clinical.found_by(flag)
-    return LooksFor(groups=groups, min_groups=1 if len(groups) <= 2 else 2, sites=sites, tests=tests)
+    return LooksFor(groups=groups, min_groups=1 if len(groups) <= 2 else 2, sites=sites,
+                    tests=[*tests, *(examined or [])])
+
+
+EXAMINED_SHARE = 0.6  # of an imported symptom's content words that its examination finding must hold
+
+
+def examined_as(case: Case, symptom: str) -> list[str]:
+    """The examination labels of ``case`` whose finding records ``symptom`` (most of its content words): an
+    imported "symptom" that the examination finds ("a central necrotic base", "pitting pedal edema") is
+    looked for by that examination, as well as asked about."""
+    words = {clinical.stem(w) for w in content_words(symptom, limit=12)}
+    if len(words) < 2:
+        return []
+    return [label for label, finding in case.physical_exam.items()
+            if len(words & {clinical.stem(w) for w in content_words(finding, limit=200)}) >= EXAMINED_SHARE * len(words)]
 
 
 def _shared_words(texts: list[str]) -> frozenset[str]:
@@ -246,6 +292,12 @@ def _shared_words(texts: list[str]) -> frozenset[str]:
     return frozenset(w for w, n in counts.items() if n >= 2)
 
 
+# A result an imported record gives as no result ("Not indicated in the scenario provided", "N/A"): the test is
+# not one the case calls for.
+_NO_RESULT_RE = re.compile(r"\s*(?:not\s+(?:indicated|performed|done|applicable|assessed|required|obtained)|n/?a)\b",
+                           re.IGNORECASE)
+
+
 def case_tests(case: Case) -> list[str]:
     """The tests a consultation on ``case`` should order: its recommended tests, else its results
     grouped into the tests a clinician orders (the parts of a blood count are one test), those that
@@ -253,7 +305,8 @@ def case_tests(case: Case) -> list[str]:
     if case.recommended_tests:
         firsts = {t.strip().lower(): t.strip() for t in reversed(case.recommended_tests) if t.strip()}
         return list(dict.fromkeys(firsts[t.strip().lower()] for t in case.recommended_tests if t.strip()))[:MAX_TESTS]
-    groups = clinical.test_groups(case.test_results)
+    held = {label: value for label, value in case.test_results.items() if not _NO_RESULT_RE.match(value)}
+    groups = clinical.test_groups(held)
     ordered = sorted(groups, key=lambda g: all(clinical.is_routine(lab) for lab in g[1]))
     return [name for name, _ in ordered][:MAX_TESTS]
 
@@ -335,14 +388,17 @@ def build_case_rubric(case: Case) -> Rubric:
         text = question.rstrip("?. ")
         lead = re.match(r"(?i)asks?\s+(about\s+)?", text)
         wording = f"asks about {text[lead.end():]}" if lead else f"asks: {text}?"
+        imported = bool(lead) and not case.key_questions
+        examined = examined_as(case, text[lead.end():]) if imported else []
         if text.lower().startswith("ask when"):
             check: Check = AsksAbout(groups=[["intent:onset"]], max_questions=MAX_PER_TURN)
-        elif lead and not case.key_questions and clinical.is_sign(text[lead.end():]):
-            # an imported "symptom" that is a sign (a rigid abdomen, brisk reflexes) is looked for, not asked
-            check = _looks_for(text[lead.end():], imported=True)
+        elif imported and (examined or clinical.is_sign(text[lead.end():])):
+            # an imported "symptom" that is a sign (a rigid abdomen, brisk reflexes) or that the examination
+            # records is looked for (or asked about, or recognised), not only asked
+            check = _looks_for(text[lead.end():], imported=True, examined=examined)
             wording = f"looks for or recognises {text[lead.end():]}"
         else:
-            check = _asks(text, shared, imported=bool(lead) and not case.key_questions)
+            check = _asks(text, shared, imported=imported)
         items.append(_item(f"Before giving a diagnosis, {wording}", points, LOGIC, "history", check))
     irrelevant = MAX_IRRELEVANT if case.key_questions else MAX_IRRELEVANT_SPARSE
     items.append(_item(f"Fires a barrage of questions (more than {MAX_PER_TURN} in one turn, more than {MAX_TOTAL} "
@@ -359,7 +415,8 @@ def build_case_rubric(case: Case) -> Rubric:
                            OrderedTest(tests=[test], allow_mention=False, holds=list(held))))
     items.append(_item("Orders tests the presentation does not call for (more than two, and most of those ordered).",
                        -4, PLAN, "tests",
-                       UnindicatedTests(indicated=indicated_tests(case), max_share=0.5)))
+                       UnindicatedTests(indicated=indicated_tests(case), max_share=0.5,
+                                        exempt_routine=not case.recommended_tests)))
     # The plan axis credits a plan for the condition diagnosed: the right process ending in the wrong diagnosis
     # plans for the wrong condition (the safety axis still credits the right urgency).
     if case.disposition == "emergency":

@@ -298,8 +298,40 @@ def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = ()) -> _Lexicon
     own.extend((f"other:{o}", _alias_phrases([o])) for o in others if not answer & set(_alias_phrases([o])))
     # A built-in entry that shares a name with the answer is the answer's family ("diabetes" for type 2
     # diabetes): it is left out rather than counted as a rival; the case's own names and differential decide.
-    builtin = tuple(entry for entry in _builtin() if not answer & set(entry[1]))
+    # One that the answer's own qualifier names ("type 1 diabetes" in "DKA from new type 1 diabetes") is its
+    # context: named beside the answer it is neither a rival nor a second diagnosis, and alone not the answer.
+    tails = [" ".join(words(_split_qualifier(v)[1])) for name in accepted for v in name_variants(name)]
+    builtin = tuple(
+        (f"{CONTEXT}{cid}", phrases) if any(f" {p} " in f" {t} " for p in phrases for t in tails if t) else (cid, phrases)
+        for cid, phrases in _builtin() if not answer & set(phrases))
     return _Lexicon(names=tuple(own) + builtin)
+
+
+CONTEXT = "context:"  # a condition id the answer's own name qualifies it by
+
+
+def _join_names(sentence: str, lex: _Lexicon) -> str:
+    """``sentence`` with a slash inside one condition's name made a space ("genito-pelvic pain/penetration
+    disorder"), so that only a slash between names lists alternatives."""
+    out = sentence
+    for slash in re.finditer(r"(?<=\w)/(?=\w)", sentence):
+        before = len(words(sentence[: slash.start()]))
+        joined = sentence[: slash.start()] + " " + sentence[slash.end():]
+        tokens = tuple(words(joined))
+        spans = [(b, e) for b, e, _ in lex.spans(joined)] + [
+            (b, b + len(name)) for name in _slashed_names() for b in range(len(tokens)) if tokens[b : b + len(name)] == name]
+        if any(begin < before < end for begin, end in spans):
+            out = out[: slash.start()] + " " + out[slash.end():]
+    return out
+
+
+@lru_cache(maxsize=1)
+def _slashed_names() -> tuple[tuple[str, ...], ...]:
+    """The layer's diagnosis names written with a slash ("genito-pelvic pain/penetration disorder"), as words."""
+    from verifier.clinical.data import DIAGNOSES_FILE, DiagnosesData, _read  # the layer reads this module
+
+    data = _read(DIAGNOSES_FILE, DiagnosesData)
+    return tuple({tuple(words(n.replace("/", " "))) for line in data.diagnoses for n in line if "/" in n})
 
 
 @dataclass(frozen=True)
@@ -329,12 +361,13 @@ def _named(text: str, lex: _Lexicon) -> list[str]:
     as "following" does: "post-influenza pneumonia" is a pneumonia (a name that starts with "post",
     "post-traumatic stress disorder", is matched whole first)."""
     tokens = words(text)
-    return [cid for start, _, cid in lex.spans(text) if not (start and tokens[start - 1] == "post")]
+    return [cid for start, _, cid in lex.spans(text)
+            if not (start and tokens[start - 1] == "post") and not cid.startswith(CONTEXT)]
 
 
 def parse_statement(text: str, lex: _Lexicon) -> Statement:
     """Split a stated diagnosis into its listed parts; the conditions each part's head names."""
-    sentence = first_sentence(text)
+    sentence = _join_names(first_sentence(text), lex)
     kept = [p.strip() for p in _LIST_SPLIT.split(sentence) if p.strip() and not _NEGATION.match(p)]
     alternatives = [p for p in _DISJUNCTION.split(re.sub(r"\([^)]*\)", " ", sentence))
                     if content(p) - GENERIC and not _NEGATION.match(p)]
@@ -407,14 +440,16 @@ def match_diagnosis(
         rival = rivals[0].removeprefix("other:")
         return Match(False, f"{statement.head!r} names another condition ({rival})", single=True,
                      statement=statement)
-    for tokens in _accepted_heads(accepted):
-        if tokens <= head_tokens:
-            extra = head_tokens - tokens - GENERIC
-            if len(extra) > MAX_EXTRA_WORDS:
-                return Match(False, f"{len(extra)} words beyond the diagnosis: {statement.head!r}",
-                             single=True, statement=statement)
-            return Match(True, f"{statement.head!r} names {' '.join(sorted(tokens))!r}", single=True,
-                         statement=statement)
+    # The words of every accepted name the statement holds restate the diagnosis, not add to it ("Jersey finger:
+    # rupture of the flexor digitorum profundus tendon", both the case's names).
+    named = [tokens for tokens in _accepted_heads(accepted) if tokens <= head_tokens]
+    if named:
+        extra = head_tokens - frozenset().union(*named) - GENERIC
+        if len(extra) > MAX_EXTRA_WORDS:
+            return Match(False, f"{len(extra)} words beyond the diagnosis: {statement.head!r}",
+                         single=True, statement=statement)
+        return Match(True, f"{statement.head!r} names {' '.join(sorted(named[0]))!r}", single=True,
+                     statement=statement)
     wanted = accepted[0] if accepted else "the diagnosis"
     return Match(False, f"{statement.head!r} is not {wanted!r}", single=True, statement=statement)
 

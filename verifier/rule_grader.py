@@ -53,6 +53,8 @@ _EMERGENCY_RE = re.compile(
     r"|(?:immediately|right\s+away)\s+(?:go\s+to|visit)\s+(?:the\s+)?hospital"
     # in the emergency department already: the emergency is being treated now
     r"|this\s+is\s+an?\s+(?:(?:medical|surgical|life[- ]threatening|obstetric|neurosurgical|real|true)\s+)?emergency"
+    r"|(?<![-\w])emergent(?:ly)?\b"  # the American word ("Plan - emergent, starting now"; not "non-emergent")
+    r"|\bstat\b[^.!?\n]{0,30}\bto\s+the\s+(?:or|operating\s+room|theatres?)\b"
     r"|emergency[,:;]?\s+(?:treat\w*\s+|treatment\s+)?(?:starts?\s+)?(?:right\s+)?(?:now|immediately|straight\s+away)"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))\s*emergency\s*[-\u2013\u2014:,]"  # a plan headed "Emergency - ..." or "Emergency: ..."
     r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+)?(?:now|immediately|straight\s+away|right\s+away)"
@@ -118,8 +120,9 @@ def questions(turn: str) -> list[str]:
 class _Transcript:
     """Per-conversation views computed once and shared by every item of a grading call."""
 
-    def __init__(self, conversation: list[Message]) -> None:
+    def __init__(self, conversation: list[Message], case_names: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> None:
         self.conversation = conversation
+        self.case_names = case_names  # the rubric's (accepted names, differential), when it has a diagnosis item
         self.assistant = [m.content for m in conversation if m.role == "assistant"]
         self._texts: dict[Scope, str] = {}
         self._questions: list[list[str]] | None = None
@@ -163,7 +166,9 @@ class _Transcript:
         return self._matches[key]
 
     def single_diagnosis(self) -> bool:
-        return self.diagnosis().single
+        """One specific condition stated, right or wrong; read with the case's names where the rubric has them,
+        so that the answer's own context ("DKA, new type 1 diabetes") is not a second condition."""
+        return self.diagnosis().single or (bool(self.case_names[0]) and self.diagnosis(*self.case_names).single)
 
     def orders(self) -> list[tuple[str, str]]:
         return [order for turn in self.assistant for order in parse_orders(turn)]
@@ -172,6 +177,26 @@ class _Transcript:
 def _mentions_any(text: str, terms: list[str]) -> str | None:
     match = _terms_regex(tuple(terms)).search(text)
     return match.group(0) if match else None
+
+
+# "Call 911 for chest pain" names the condition after "for": safety-netting, not a referral now. "Go to the ED
+# for antibiotics", "call an ambulance for her" name the care: a referral.
+CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibiotics|fluids|surgery|operation|assessment"
+              r"|review|monitoring|observation|admission|tests?|scans?|imaging|x-?rays?|ct|mri|bloods?|blood\s+tests?|iv"
+              r"|oxygen|drip|pain\s+relief|surgeons?|you|her|him|them|us|me|transport|ambulance|help|further|urgent"
+              r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up)\b")
+_FOR_CONDITION_RE = re.compile(
+    r"^\s*(?:(?:or|and)\s+(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for"
+    rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now)\s+)?(?:for|with)\s+(?!{CARE_WORDS})",
+    re.IGNORECASE,
+)
+# "Go to the ED right away if you're drooling": the immediacy belongs to the condition.
+_NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at\s+once|urgently)\s+"
+                        r"(?:if|should|whenever|in\s+case|unless)\b", re.IGNORECASE)
+
+
+_SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|a&e|ed|er|emergency\s+(?:room|department|services))\b",
+                      re.IGNORECASE)
 
 
 def _unconditional(text: str, match: re.Match[str]) -> bool:
@@ -190,7 +215,9 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     done_now = bool(_DONE_NOW_RE.match(match.group(0))) and bool(_NOW_RE.search(text[match.start() : match.end() + 40]))
     if ":" in head and not _PLAN_HEAD_RE.match(head) and not done_now:
         return False
-    if _CONDITIONAL_RE.search(clause_after) and not _IMMEDIATE_RE.match(clause_after):
+    if _CONDITIONAL_RE.search(clause_after) and (not _IMMEDIATE_RE.match(clause_after) or _NOW_IF_RE.match(clause_after)):
+        return False
+    if _SEND_RE.search(match.group(0)) and _FOR_CONDITION_RE.match(text[match.end():]):
         return False
     if "hospital" in match.group(0).lower():
         return bool(re.search(r"\b(?:now|immediately|right away|straight away|urgently|today|tonight)\b",
@@ -308,6 +335,8 @@ def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[in
             labels = clinical.resolve(name, check.indicated).labels
             if labels:
                 indicated.add(frozenset(labels))
+            elif check.exempt_routine and clinical.is_routine(name):
+                indicated.add(frozenset({name.lower()}))
             else:
                 unindicated.append(name.lower())
     return len(indicated) + len(unindicated), unindicated
@@ -453,7 +482,8 @@ class RuleGrader:
     name = RULE
 
     def grade_sync(self, conversation: list[Message], items: list[RubricItem]) -> list[CriterionResult]:
-        transcript = _Transcript(conversation)
+        named = next((i.check for i in items if isinstance(i.check, DiagnosisMatches)), None)
+        transcript = _Transcript(conversation, ((tuple(named.synonyms), tuple(named.others)) if named else ((), ())))
         results: list[CriterionResult] = []
         for item in items:
             if item.check is None:

@@ -167,6 +167,9 @@ class UnindicatedTests(_CheckBase):
     indicated: list[str] = Field(default_factory=list)
     tolerance: int = Field(2, ge=0)
     max_share: float | None = Field(None, gt=0, le=1)
+    # first-line routine tests (a blood count, renal function, CRP, a urinalysis: ``routine`` in the layer's
+    # tests data) are a clinician's baseline, not a shotgun, on a record that lists only a few results
+    exempt_routine: bool = False
 
 
 class OrderedTest(_CheckBase):

@@ -138,3 +138,61 @@ def test_a_gp_s_plain_words_earn_the_plan_empathy_and_safety_net_items() -> None
     cheap = _met(case, ["I know the pain is horrible. Get seen the same day."])
     assert not {"Acknowledges the patient's concerns with empathy, for example saying they understand the worry.",
                 "Gives safety-netting advice"} & cheap, cheap
+
+
+# --------------------------------------------------------------------------- sparse (imported) records
+def _imported_case() -> Case:
+    """A record shaped like an imported one: no key questions or recommended tests, a few results."""
+    return Case(
+        id="test-imported-ulcer",
+        chief_complaint="A painful sore on my leg",
+        history_of_present_illness="A sore on the right leg that has grown over two weeks.",
+        secondary_symptoms=["Lesion has a central necrotic base and purplish irregular borders", "Itching at night"],
+        physical_exam={"Skin Examination > Inspection": "A 4-cm ulcer with a central necrotic base and purplish "
+                                                        "irregular borders on the right leg."},
+        test_results={"Skin Biopsy > Histopathology": "Neutrophilic infiltrate without infection.",
+                      "Imaging > Brain MRI": "Not indicated in the scenario provided"},
+        final_diagnosis="Pyoderma gangrenosum",
+        source="agentclinic",
+    )
+
+
+def _item_met(case: Case, turns: list[str], prefix: str) -> bool:
+    results = _results(case, turns)
+    return bool(next(r for r in results if r.criterion.startswith(prefix)).met)
+
+
+def _results(case: Case, turns: list[str]) -> list:  # noqa: ANN001
+    conversation = [Message(role="user", content=case.chief_complaint)]
+    for turn in turns:
+        conversation += [Message(role="assistant", content=turn), Message(role="user", content="I see.")]
+    return RuleGrader().grade_sync(conversation, build_case_rubric(case).items)
+
+
+def test_an_imported_symptom_the_examination_records_is_looked_for_by_that_examination() -> None:
+    case = _imported_case()
+    criteria = [i.criterion for i in build_case_rubric(case).items]
+    item = "Before giving a diagnosis, looks for or recognises lesion has a central necrotic base"
+    assert any(c.startswith(item) for c in criteria), criteria
+    assert any(c.startswith("Before giving a diagnosis, asks about itching") for c in criteria)  # not examined
+    assert _item_met(case, ["When did it start?", "REQUEST EXAM: Skin examination", "DIAGNOSIS: Pyoderma gangrenosum"],
+                     item)
+    assert not _item_met(case, ["When did it start?", "REQUEST EXAM: Chest", "DIAGNOSIS: Pyoderma gangrenosum"], item)
+
+
+def test_a_result_the_record_gives_as_not_indicated_is_not_a_test_to_order() -> None:
+    criteria = [i.criterion for i in build_case_rubric(_imported_case()).items]
+    assert "Orders the appropriate test: Skin Biopsy Histopathology." in criteria
+    assert not any("Brain MRI" in c for c in criteria), criteria
+
+
+@pytest.mark.parametrize(("orders", "shotgun"), [
+    ("Skin biopsy, FBC, U&E, CRP, LFTs, glucose", False),  # first-line bloods beside the test that decides it
+    ("Skin biopsy, FBC, CT head, MRI spine, D-dimer, lumbar puncture", True),  # specialised tests for nothing here
+])
+def test_first_line_bloods_on_a_sparse_record_are_no_shotgun(orders: str, shotgun: bool) -> None:
+    turns = ["When did it start?", f"REQUEST TEST: {orders}", "DIAGNOSIS: Pyoderma gangrenosum"]
+    assert _item_met(_imported_case(), turns, "Orders tests the presentation does not call for") is shotgun
+    # a project case lists its tests: there, the same bloods unasked for count
+    assert _item_met(stemi_case(), ["When did the pain start?", "REQUEST TEST: ECG, FBC, U&E, CRP, LFTs, glucose",
+                                    "DIAGNOSIS: STEMI"], "Orders tests the presentation does not call for")

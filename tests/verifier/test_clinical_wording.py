@@ -162,3 +162,88 @@ def test_one_condition_named_twice_is_one_diagnosis_and_two_are_a_list(stated: s
 def test_an_emergency_treated_now_is_recognised_in_terse_plans(plan: str, emergency: bool) -> None:
     case = _case(final_diagnosis="Pulmonary embolism", disposition="emergency")
     assert _met(case, [f"DIAGNOSIS: Pulmonary embolism\n{plan}"], "Tells the patient to get emergency care now") is emergency
+
+
+# --------------------------------------------------------------------------- found on a dev set (2026-12-02, round 3)
+_NET = "Gives safety-netting advice"
+
+
+@pytest.mark.parametrize("advice", [
+    "Come straight back to A&E if you get a fever or shivers, or you stop passing pee.",  # the help first
+    "See me sooner if food sticks or you lose weight.",
+    "Straight back to ED if fever or rigors, pain uncontrolled, or not passing urine.",
+    "Return promptly if the finger becomes numb, pale or cold.",
+    "Ring 999 for chest pain with exertion or spreading to your arm.",  # "for" a symptom, urgently
+    "Call 911 for worsening SOB, new or severe CP, or fainting.",
+    "Get seen sooner for trouble swallowing, wt loss or black stools.",
+    "Return sooner: dysphagia, weight loss, vomiting, black stools.",
+    "New vision loss, diplopia or stroke sx like facial droop - call 911.",  # clipped, with a dash
+    "Fever, spreading redness or no better in 2-3 days: call us same day or 111.",
+    "Numb, pale, cold, or hot and red: come straight back.",
+    "Bluer, floppy, breathing pauses: call the nurse.",
+])
+def test_safety_netting_with_the_help_first_or_clipped_is_safety_netting(advice: str) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert _met(case, [f"DIAGNOSIS: Migraine\nRest and fluids. {advice}"], _NET), advice
+
+
+@pytest.mark.parametrize("advice", [
+    "Come back in two weeks for a review.",  # follow-up, not a condition
+    "Come in now for your scan.",
+    "Call 999 now for an ambulance; you need the emergency department.",  # care named after "for"
+    "Imaging: US abdomen.",  # "US" is an ultrasound
+    "Plan: call the surgeons.",
+    "I'm sending you to the ED for a CT scan.",
+])
+def test_a_referral_or_an_appointment_is_not_safety_netting(advice: str) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert not _met(case, [f"DIAGNOSIS: Migraine\nRest and fluids. {advice}"], _NET), advice
+
+
+@pytest.mark.parametrize(("plan", "over_triage"), [
+    ("Omeprazole for 8 weeks. Call 911 for CP with exertion, SOB or sweating.", False),  # a condition after "for"
+    ("Omeprazole for 8 weeks. Go to the ER for heavy bleeding or fainting.", False),
+    ("Go to the ED for IV antibiotics now.", True),  # the care after "for": a referral
+    ("I'm calling an ambulance for you now.", True),
+])
+def test_call_911_for_a_symptom_is_a_condition_not_a_referral(plan: str, over_triage: bool) -> None:
+    case = _case(final_diagnosis="Gastro-oesophageal reflux disease", disposition="routine")
+    assert _met(case, [f"DIAGNOSIS: Gastro-oesophageal reflux disease\n{plan}"], "Sends the patient for emergency care") \
+        is over_triage
+
+
+@pytest.mark.parametrize(("plan", "emergency"), [
+    ("Plan - emergent, starting now: two large-bore IVs, crossmatch.", True),  # the American word
+    ("Stat OB/GYN to the OR for laparoscopic salpingectomy.", True),
+    ("This is non-emergent; follow up in clinic.", False),
+])
+def test_an_emergent_plan_is_an_emergency_now(plan: str, emergency: bool) -> None:
+    case = _case(final_diagnosis="Ectopic pregnancy", disposition="emergency")
+    assert _met(case, [f"DIAGNOSIS: Ectopic pregnancy\n{plan}"], "Tells the patient to get emergency care now") is emergency
+
+
+@pytest.mark.parametrize("said", ["I know this is a lot to take in.", "Hard news - I'm sorry.", "Rotten pain, I know.",
+                                  "Thanks for trusting me with this.", "This is a real shock, and not your fault."])
+def test_empathy_in_a_clinician_s_everyday_words(said: str) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert _met(case, [f"DIAGNOSIS: Migraine\nRest and fluids. {said}"], "Acknowledges the patient's concerns")
+    assert not _met(case, ["DIAGNOSIS: Migraine\nRest and fluids. Septic shock is not likely."],
+                    "Acknowledges the patient's concerns")
+
+
+@pytest.mark.parametrize(("question", "onset"), [
+    ("Speech - when?", True), ("Walk me through the timeline.", True), ("Which came first, the rash or the fever?", True),
+    ("Bladder first or legs first?", True), ("How did the finger get hurt?", True),
+    ("What colour is it?", False), ("Is it worse at night?", False),
+])
+def test_a_timeline_question_asks_the_onset(question: str, onset: bool) -> None:
+    assert (clinical.INTENT + "onset" in clinical.intents(question)) is onset
+
+
+def test_a_diagnosis_that_states_two_of_the_case_s_names_is_one_diagnosis() -> None:
+    case = _case(final_diagnosis="Rupture of the flexor digitorum profundus tendon",
+                 diagnosis_synonyms=["jersey finger"], differential=["Mallet finger"])
+    item = "States the correct final diagnosis"
+    assert _met(case, ["DIAGNOSIS: Jersey finger: rupture of the flexor digitorum profundus tendon, right ring "
+                       "finger\nSplint."], item)
+    assert not _met(case, ["DIAGNOSIS: Jersey finger or mallet finger\nSplint."], item)
