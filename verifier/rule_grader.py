@@ -52,11 +52,11 @@ _EMERGENCY_RE = re.compile(
     r"|(?:go|get|head)\s+to\s+(?:the\s+)?(?:nearest\s+)?(?:hospital|emergency)\s*(?:right\s+away|immediately|now|urgently)?"
     r"|(?:immediately|right\s+away)\s+(?:go\s+to|visit)\s+(?:the\s+)?hospital"
     # in the emergency department already: the emergency is being treated now
-    r"|this\s+is\s+an?\s+(?:(?:medical|surgical|life[- ]threatening|obstetric|neurosurgical|real|true)\s+)?emergency"
+    r"|this\s+is\s+an?\s+(?:[\w-]+\s+){0,2}emergency"  # "a medical emergency", "a true cardiac emergency"
     r"|(?<![-\w])emergent(?:ly)?\b"  # the American word ("Plan - emergent, starting now"; not "non-emergent")
     r"|\bstat\b[^.!?\n]{0,30}\bto\s+the\s+(?:or|operating\s+room|theatres?)\b"
     r"|emergency[,:;]?\s+(?:treat\w*\s+|treatment\s+)?(?:starts?\s+)?(?:right\s+)?(?:now|immediately|straight\s+away)"
-    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))\s*emergency\s*[-\u2013\u2014:,]"  # a plan headed "Emergency - ..." or "Emergency: ..."
+    r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))\s*emergency\s*[-\u2013\u2014:,.]"  # a plan headed "Emergency - ..." or "Emergency: ..."
     r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+)?(?:now|immediately|straight\s+away|right\s+away)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:to|into)\s+(?:the\s+|a\s+)?"
@@ -93,7 +93,8 @@ _ASKING_RE = re.compile(
     re.IGNORECASE,
 )
 _CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise)\b", re.IGNORECASE)
-_PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|impression|assessment|diagnosis|next steps?)\b",
+_PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|impression|assessment|diagnosis|next steps?|now"
+                           r"|immediately|right now|emergency)\b",
                            re.IGNORECASE)
 _DONE_NOW_RE = re.compile(r"emergency|admi", re.IGNORECASE)  # what the doctor is doing, not where to go
 _NOW_RE = re.compile(r"\b(?:now|immediately|right away|straight away|at once)\b", re.IGNORECASE)
@@ -213,7 +214,8 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # "Faint or worse pain: 999." is a condition and an action; "Low oxygen, fast pulse: emergency, admitted now."
     # states what is done now.
     done_now = bool(_DONE_NOW_RE.match(match.group(0))) and bool(_NOW_RE.search(text[match.start() : match.end() + 40]))
-    if ":" in head and not _PLAN_HEAD_RE.match(head) and not done_now:
+    # ... unless what comes before the colon says it is an emergency ("This is a cardiac emergency: I'm ...")
+    if ":" in head and not _PLAN_HEAD_RE.match(head) and not done_now and not _EMERGENCY_RE.search(head.split(":")[0]):
         return False
     if _CONDITIONAL_RE.search(clause_after) and (not _IMMEDIATE_RE.match(clause_after) or _NOW_IF_RE.match(clause_after)):
         return False

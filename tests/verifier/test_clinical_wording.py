@@ -215,7 +215,13 @@ def test_call_911_for_a_symptom_is_a_condition_not_a_referral(plan: str, over_tr
 @pytest.mark.parametrize(("plan", "emergency"), [
     ("Plan - emergent, starting now: two large-bore IVs, crossmatch.", True),  # the American word
     ("Stat OB/GYN to the OR for laparoscopic salpingectomy.", True),
+    ("This is a cardiac emergency: I'm activating the cath lab right now.", True),  # the head says it
+    ("Emergency. Now: aspirin, second antiplatelet, cath lab.", True),
+    ("Now: resus area, IV saline, fixed-rate insulin.", True),
+    ("Plan: emergency. Theatre within the hour.", True),
     ("This is non-emergent; follow up in clinic.", False),
+    ("This is not an emergency; follow up in clinic.", False),
+    ("Worse pain or fainting: emergency.", False),  # a condition, then where to go
 ])
 def test_an_emergent_plan_is_an_emergency_now(plan: str, emergency: bool) -> None:
     case = _case(final_diagnosis="Ectopic pregnancy", disposition="emergency")
