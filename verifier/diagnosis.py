@@ -317,21 +317,9 @@ def _join_names(sentence: str, lex: _Lexicon) -> str:
     for slash in re.finditer(r"(?<=\w)/(?=\w)", sentence):
         before = len(words(sentence[: slash.start()]))
         joined = sentence[: slash.start()] + " " + sentence[slash.end():]
-        tokens = tuple(words(joined))
-        spans = [(b, e) for b, e, _ in lex.spans(joined)] + [
-            (b, b + len(name)) for name in _slashed_names() for b in range(len(tokens)) if tokens[b : b + len(name)] == name]
-        if any(begin < before < end for begin, end in spans):
+        if any(begin < before < end for begin, end, _ in lex.spans(joined)):
             out = out[: slash.start()] + " " + out[slash.end():]
     return out
-
-
-@lru_cache(maxsize=1)
-def _slashed_names() -> tuple[tuple[str, ...], ...]:
-    """The layer's diagnosis names written with a slash ("genito-pelvic pain/penetration disorder"), as words."""
-    from verifier.clinical.data import DIAGNOSES_FILE, DiagnosesData, _read  # the layer reads this module
-
-    data = _read(DIAGNOSES_FILE, DiagnosesData)
-    return tuple({tuple(words(n.replace("/", " "))) for line in data.diagnoses for n in line if "/" in n})
 
 
 @dataclass(frozen=True)
