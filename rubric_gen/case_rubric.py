@@ -78,18 +78,18 @@ _UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurt
                                "anywhere", "anything", "else", "lately", "often", "still", "ever", "usually"})
 _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
-    "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear", "i know this",
-    "i know it", "i know that", "i know how", "i know you", "that sounds", "rough time", "a shock", "hard for you",
+    "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear", "that sounds",
+    "rough time", "a shock", "hard for you",
     "horrible", "awful", "miserable", "upsetting", "distressing", "poor thing", "i appreciate", "i can see",
     "i can tell", "no wonder", "unsettling", "i realise", "i realize",
     # acknowledging the news or the ordeal, in a clinician's everyday words
-    "i know", "a lot to take in", "glad you came", "right thing coming", "right thing to come", "a real shock",
-    "such a shock", "hard news", "difficult news", "terrifying", "terrified", "rotten", "gutting", "rough day",
+    "i know", "glad you came", "right thing coming", "right thing to come", "a real shock",
+    "hard news", "terrifying", "terrified", "rotten", "gutting", "rough day",
     "rough night", "rough few", "tough time", "tough day", "you've coped", "you have coped", "you did really well",
     "you did well", "trusting me", "we'll support you", "we will support you", "in good hands", "we've got you",
     "not your fault", "nothing wrong", "try not to worry", "thanks for", "lot to take in", "lot to process",
     "lot to absorb", "rough morning", "rough week", "tough news", "gets you down", "nerve-racking", "nerve-wracking",
-    "i can only imagine", "stressful", "i get why", "i get that", "i get it", "scary word",
+    "i can only imagine", "stressful", "i get why", "i get that", "i get it",
 ]
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,

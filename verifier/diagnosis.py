@@ -288,6 +288,9 @@ def _builtin() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(entries)
 
 
+CONTEXT = "context:"  # a condition id the answer's own name qualifies it by
+
+
 @lru_cache(maxsize=2048)
 def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = ()) -> _Lexicon:
     """The built-in conditions plus the case's: the accepted names are one condition ("answer"), each
@@ -305,9 +308,6 @@ def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = ()) -> _Lexicon
         (f"{CONTEXT}{cid}", phrases) if any(f" {p} " in f" {t} " for p in phrases for t in tails if t) else (cid, phrases)
         for cid, phrases in _builtin() if not answer & set(phrases))
     return _Lexicon(names=tuple(own) + builtin)
-
-
-CONTEXT = "context:"  # a condition id the answer's own name qualifies it by
 
 
 def _join_names(sentence: str, lex: _Lexicon) -> str:

@@ -117,12 +117,15 @@ def _routine_case() -> Case:
     )
 
 
-def _met(case: Case, turns: list[str]) -> set[str]:
+def _results(case: Case, turns: list[str]) -> list:  # noqa: ANN001
     conversation = [Message(role="user", content=case.chief_complaint)]
     for turn in turns:
         conversation += [Message(role="assistant", content=turn), Message(role="user", content="I see.")]
-    results = RuleGrader().grade_sync(conversation, build_case_rubric(case).items)
-    return {r.criterion.split(":")[0].split(" (")[0] for r in results if r.met}
+    return RuleGrader().grade_sync(conversation, build_case_rubric(case).items)
+
+
+def _met(case: Case, turns: list[str]) -> set[str]:
+    return {r.criterion.split(":")[0].split(" (")[0] for r in _results(case, turns) if r.met}
 
 
 def test_a_gp_s_plain_words_earn_the_plan_empathy_and_safety_net_items() -> None:
@@ -158,15 +161,7 @@ def _imported_case() -> Case:
 
 
 def _item_met(case: Case, turns: list[str], prefix: str) -> bool:
-    results = _results(case, turns)
-    return bool(next(r for r in results if r.criterion.startswith(prefix)).met)
-
-
-def _results(case: Case, turns: list[str]) -> list:  # noqa: ANN001
-    conversation = [Message(role="user", content=case.chief_complaint)]
-    for turn in turns:
-        conversation += [Message(role="assistant", content=turn), Message(role="user", content="I see.")]
-    return RuleGrader().grade_sync(conversation, build_case_rubric(case).items)
+    return bool(next(r for r in _results(case, turns) if r.criterion.startswith(prefix)).met)
 
 
 def test_an_imported_symptom_the_examination_records_is_looked_for_by_that_examination() -> None:
