@@ -51,19 +51,29 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "6"
+CASE_RUBRIC_VERSION = "7"
 GENERATOR_NAME = "case"
 
 MAX_QUESTIONS = 6
 MAX_TESTS = 5
 MAX_RED_FLAGS = 3
-# Several focused questions a turn are history-taking; many, or many about nothing in the case, a barrage.
-MAX_PER_TURN = 8  # a checklist or terse turn of up to 8 focused questions is history-taking, not a barrage
+# Focus, not counting: a checklist turn ("Onset? Fever? Rash? Meds? Allergies? Travel? Smoker? ...") is
+# history-taking however many it asks of the case in hand; the barrage is many questions about nothing in it
+# (MAX_IRRELEVANT), or more than a consultation can hold. A turn of over 16 questions is a list, never a history
+# (natural consultations written by clinicians ask at most 13).
+MAX_PER_TURN = 16
 MAX_TOTAL = 30
 # Questions about nothing in the case's record. A sparse (imported) record leaves out pertinent negatives a
 # clinician rightly asks ("Headaches or nosebleeds?" for a raised blood pressure), so a few more are allowed.
 MAX_IRRELEVANT = 5
 MAX_IRRELEVANT_SPARSE = 8
+# Tests a consultation may order beyond those the case has a reason for (first-line routine bloods never count:
+# a blood count, renal function and a clotting screen before anticoagulation are a baseline, not a shotgun). A
+# sparse (imported) record lists only the results that make its diagnosis, so a specialist's work-up of the
+# differential ("TFTs, B12, copper, caeruloplasmin, HIV, syphilis serology" for a movement disorder) is allowed;
+# ordering every common test (12 or more the record lacks) is still a shotgun.
+TEST_TOLERANCE = 2
+TEST_TOLERANCE_SPARSE = 8
 
 _STOP = frozenset(
     """a an the and or of to in on at for with from by about any anything your you yours patient patients
@@ -349,11 +359,12 @@ def _differential_names(condition: str) -> list[str]:
 
 
 def case_vocabulary(case: Case) -> list[str]:
-    """What a question may be about and still be about this case: every key of the case's record."""
+    """What a question may be about and still be about this case: every key of the case's record, its
+    examination findings and results included ("Any droopy eyelids?" where the examination finds a ptosis)."""
     texts = [case.chief_complaint, case.history_of_present_illness, *case.primary_symptoms,
              *case.secondary_symptoms, *case.past_medical_history, *case.social_history, *case.family_history,
              *case.medications, *case.allergies, *case.review_of_systems, *case.key_questions, *case.red_flags,
-             *_CORE_HISTORY]
+             *case.physical_exam, *case.physical_exam.values(), *case.test_results.values(), *_CORE_HISTORY]
     keys: list[str] = []
     for text in texts:
         keys.extend(k for k in clinical.terms(text) if not clinical.is_generic(k))
@@ -401,9 +412,9 @@ def build_case_rubric(case: Case) -> Rubric:
             check = _asks(text, shared, imported=imported)
         items.append(_item(f"Before giving a diagnosis, {wording}", points, LOGIC, "history", check))
     irrelevant = MAX_IRRELEVANT if case.key_questions else MAX_IRRELEVANT_SPARSE
-    items.append(_item(f"Fires a barrage of questions (more than {MAX_PER_TURN} in one turn, more than {MAX_TOTAL} "
-                       f"in all, or more than {irrelevant} about nothing in this presentation) instead of a "
-                       "focused history.", -5, LOGIC, "history",
+    items.append(_item(f"Fires a barrage of questions (more than {irrelevant} about nothing in this presentation, more "
+                       f"than {MAX_TOTAL} in all, or more than {MAX_PER_TURN} in one turn) instead of a focused "
+                       "history.", -5, LOGIC, "history",
                        QuestionBarrage(max_per_turn=MAX_PER_TURN, max_total=MAX_TOTAL,
                                        relevant=case_vocabulary(case), max_irrelevant=irrelevant)))
 
@@ -413,10 +424,11 @@ def build_case_rubric(case: Case) -> Rubric:
         held = clinical.resolve(test, [*case.physical_exam, *case.test_results]).named
         items.append(_item(f"Orders the appropriate test: {test}.", points, PLAN, "tests",
                            OrderedTest(tests=[test], allow_mention=False, holds=list(held))))
-    items.append(_item("Orders tests the presentation does not call for (more than two, and most of those ordered).",
-                       -4, PLAN, "tests",
-                       UnindicatedTests(indicated=indicated_tests(case), max_share=0.5,
-                                        exempt_routine=not case.recommended_tests)))
+    tolerance = TEST_TOLERANCE if case.recommended_tests else TEST_TOLERANCE_SPARSE
+    items.append(_item(f"Orders tests the presentation does not call for (more than {tolerance}, and most of those "
+                       "ordered).", -4, PLAN, "tests",
+                       UnindicatedTests(indicated=indicated_tests(case), tolerance=tolerance, max_share=0.5,
+                                        exempt_routine=True)))
     # The plan axis credits a plan for the condition diagnosed: the right process ending in the wrong diagnosis
     # plans for the wrong condition (the safety axis still credits the right urgency).
     if case.disposition == "emergency":

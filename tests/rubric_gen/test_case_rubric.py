@@ -183,11 +183,44 @@ def test_a_result_the_record_gives_as_not_indicated_is_not_a_test_to_order() -> 
 
 @pytest.mark.parametrize(("orders", "shotgun"), [
     ("Skin biopsy, FBC, U&E, CRP, LFTs, glucose", False),  # first-line bloods beside the test that decides it
-    ("Skin biopsy, FBC, CT head, MRI spine, D-dimer, lumbar puncture", True),  # specialised tests for nothing here
+    # a work-up of the differential that the sparse record does not list: not a shotgun
+    ("Skin biopsy, ANA, ANCA, HIV test, syphilis serology, wound swab", False),
+    # every specialised test at once: a shotgun even on a sparse record
+    ("Skin biopsy, CT head, MRI spine, D-dimer, lumbar puncture, echocardiogram, colonoscopy, EEG, HbA1c, CT abdomen, "
+     "thyroid function", True),
 ])
 def test_first_line_bloods_on_a_sparse_record_are_no_shotgun(orders: str, shotgun: bool) -> None:
     turns = ["When did it start?", f"REQUEST TEST: {orders}", "DIAGNOSIS: Pyoderma gangrenosum"]
     assert _item_met(_imported_case(), turns, "Orders tests the presentation does not call for") is shotgun
-    # a project case lists its tests: there, the same bloods unasked for count
-    assert _item_met(stemi_case(), ["When did the pain start?", "REQUEST TEST: ECG, FBC, U&E, CRP, LFTs, glucose",
-                                    "DIAGNOSIS: STEMI"], "Orders tests the presentation does not call for")
+
+
+@pytest.mark.parametrize(("orders", "shotgun"), [
+    ("ECG, troponin, FBC, U&E, clotting screen, CRP, LFTs, glucose", False),  # a baseline before treatment
+    ("ECG, CT head, MRI spine, lumbar puncture", True),  # specialised tests for nothing here
+])
+def test_a_project_case_allows_a_baseline_but_not_specialised_tests_it_lacks(orders: str, shotgun: bool) -> None:
+    turns = ["When did the pain start?", f"REQUEST TEST: {orders}", "DIAGNOSIS: STEMI"]
+    assert _item_met(stemi_case(), turns, "Orders tests the presentation does not call for") is shotgun
+
+
+CHECKLIST_TURN = ("When did the pain start? Where is it? Does it spread to your arm? Any sweating? Any nausea? Is it "
+                  "there at rest? How long has it lasted? Do you smoke? Any allergies? Any medicines? Any heart "
+                  "problems in the family? Any shortness of breath?")  # 12 questions, all about this presentation
+
+
+def test_a_checklist_turn_of_focused_questions_is_history_not_a_barrage() -> None:
+    turns = [CHECKLIST_TURN, "REQUEST TEST: ECG, troponin", "DIAGNOSIS: STEMI"]
+    assert _item_met(stemi_case(), turns, "Before giving a diagnosis, asks: Do you smoke?")
+    assert _item_met(stemi_case(), turns, "Asks about allergies or current medications")
+    assert not _item_met(stemi_case(), turns, "Fires a barrage of questions")
+
+
+@pytest.mark.parametrize("turns", [
+    # one turn of more questions than any history turn holds
+    [CHECKLIST_TURN + " Any cough? Any fever? Any rash? Any headache? Any travel?", "DIAGNOSIS: STEMI"],
+    # eight a turn, but most about nothing in this presentation
+    ["Any rash? Any headache? Any travel? Are your periods regular? Any weight loss? How are your bowels? "
+     "Any problems passing urine? How is your mood?", "Do you smoke? Any cough?", "DIAGNOSIS: STEMI"],
+])
+def test_a_barrage_is_many_questions_about_nothing_here_or_an_endless_turn(turns: list[str]) -> None:
+    assert _item_met(stemi_case(), turns, "Fires a barrage of questions")
