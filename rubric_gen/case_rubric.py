@@ -100,6 +100,11 @@ _EMPATHY_TERMS = [
     "not your fault", "nothing wrong", "try not to worry", "thanks for", "lot to take in", "lot to process",
     "lot to absorb", "rough morning", "rough week", "tough news", "gets you down", "nerve-racking", "nerve-wracking",
     "i can only imagine", "stressful", "i get why", "i get that", "i get it",
+    # acknowledging the burden, or the parent's or patient's part in it
+    "tough to", "hard to live with", "exhausting", "doing the right thing", "did the right thing",
+    "did exactly the right thing", "anything you've done", "anything you did", "nothing you did", "nothing you've done",
+    "doing brilliantly", "doing a great job", "doing a brilliant job", "doing a good job", "doing great",
+    "doing so well", "i'm glad", "i am glad", "really glad", "so glad", "well done",
 ]
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
@@ -118,7 +123,9 @@ _NET_GO = (r"(?:come|go|head|get|bring (?:her|him|them|the baby|the child|your \
            r"someone)|seek (?:\w+ )?(?:help|care|advice|attention|review)|get (?:\w+ )?(?:help|care|seen|checked|advice)|"
            r"get in touch|be seen|(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone)|"
            r"shout for (?:us|help|a nurse|the nurse)|(?:urgent|emergency) (?:help|care|review|advice|assessment)|"
-           r"(?:^|(?<=[.!?\n]) ?)(?:(?:the )?(?:a&e|ed|er|(?:eye )?casualty|urgent care)|back (?:sooner|earlier|promptly|asap|"
+           r"press (?:the |your )?(?:buzzer|call bell|bell|call button)|"
+           r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:the )?(?:a&e|ed|er|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
+           r"back (?:sooner|earlier|promptly|asap|"
            r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
 _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|(?:on )?the same day|"
              r"same[- ]day|without waiting|now")
@@ -126,16 +133,26 @@ _NET_EMERGENCY = r"911|999|112|an ambulance|emergency services|(?:the )?(?:a&e|e
 _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately )*(?:a&e|ed|er|999|911|112|111|"
                  r"emergency|ambulance|return\w*|come back|straight back|right back|back in|same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty)"
-                 r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112)"
+                 r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112|"
+                 r"nurses?|doctor|gp|help)"
                  r"|get in touch)\b")
+# The help said in the next sentence: "If it suddenly gets much worse, the bone may have broken. Go to A&E."
+_NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hospital|urgent care)|come (?:straight |right )?back|"
+             r"(?:call|ring|phone|dial) (?:911|999|112|111|an ambulance|us|me|the (?:surgery|practice|clinic|ward|team|doctor|"
+             r"gp)|your (?:gp|doctor))|seek (?:\w+ )?(?:help|care|attention|advice)|return (?:straight away|immediately|promptly|"
+             r"sooner|urgently|to (?:the )?(?:a&e|ed|er|hospital))")
 _SAFETY_NET_RE = (
     rf"\b(?:if|should|in case|whenever|unless)\b[^.!?\n]{{0,200}}\b(?:{_NET_ACTION})\b"
+    rf"|\b(?:if|should|in case|whenever)\b[^.!?\n]{{0,200}}[.!?]\s+(?:{_NET_NEXT})\b"
     rf"|\b(?:{_NET_GO})\b[^.!?\n]{{0,100}}\b(?:if|should|in case|whenever|unless)\b"
-    rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY})|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|bring \w+)"
-    rf"(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY}))\b[^.!?\n]{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
+    rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY})|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
+    rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) (?:help|care|"
+    rf"attention|advice|review))\b[^.!?\n]{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     rf"|(?:^|[.!?\n])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
+    # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."
+    rf"|(?:^|[.!?\n:])[^.!?\n]{{3,160}},\s*{_NET_TERMINAL}\s*(?:[.!]|$)"
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly"]
 _PLAN_TERMS = [

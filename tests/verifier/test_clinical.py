@@ -325,6 +325,30 @@ def test_the_lymphoma_case_credits_a_cbc_and_asks_for_the_tests_that_make_the_di
     assert unindicated.explanation.startswith("0 of 4 tests ordered unindicated"), unindicated.explanation
 
 
+@pytest.mark.parametrize(("labels", "panel"), [
+    (["Serum Laboratory Values > Na", "Serum Laboratory Values > K", "Serum Laboratory Values > Cl",
+      "Serum Laboratory Values > HCO3"], "electrolytes"),
+    (["Hematologic > Hematocrit", "Hematologic > Leukocyte Count", "Hematologic > Platelet Count"], "blood count"),
+])
+def test_results_listed_one_by_one_are_the_panel_a_clinician_orders(labels: list[str], panel: str) -> None:
+    """A sparse record that lists a panel's results one by one asks for one test, named for the panel, and the
+    panel's usual names credit it (US and UK), while one of its parts alone does not."""
+    groups = clinical.test_groups([*labels, "Imaging > MRI Brain > Findings"])
+    assert len(groups) == 2 and sorted(groups[0][1]) == sorted(labels), groups
+    assert panel in groups[0][0].lower(), groups
+    case = Case(id="t-panel", chief_complaint="Tired", history_of_present_illness="Tired for months.",
+                final_diagnosis="Anaemia of chronic disease",
+                test_results={label: "normal" for label in [*labels, "Imaging > MRI Brain > Findings"]})
+    item = next(i for i in build_case_rubric(case).items if i.criterion.startswith(f"Orders the appropriate test: "
+                                                                                    f"{groups[0][0]}"))
+    credit = {"electrolytes": ["U&Es", "BMP", "electrolytes"], "blood count": ["CBC", "FBC"]}[panel]
+    for order in credit:
+        results = RuleGrader().grade_sync(dialogue(case, [f"REQUEST TEST: {order}"]), [item])
+        assert results[0].met, (order, results[0].explanation)
+    results = RuleGrader().grade_sync(dialogue(case, ["REQUEST TEST: Chest X-ray"]), [item])
+    assert not results[0].met
+
+
 # --------------------------------------------------------------------------- the data files themselves
 def test_the_language_data_refuses_a_duplicate_id_and_an_unknown_generic_concept(tmp_path) -> None:  # noqa: ANN001
     shipped = yaml.safe_load((Path(data.__file__).parent / "language.yaml").read_text(encoding="utf-8"))

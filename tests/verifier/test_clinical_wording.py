@@ -253,3 +253,40 @@ def test_a_diagnosis_that_states_two_of_the_case_s_names_is_one_diagnosis() -> N
     assert _met(case, ["DIAGNOSIS: Jersey finger: rupture of the flexor digitorum profundus tendon, right ring "
                        "finger\nSplint."], item)
     assert not _met(case, ["DIAGNOSIS: Jersey finger or mallet finger\nSplint."], item)
+
+
+# --------------------------------------------------------------------------- found on a dev set (2026-12-02, round 4)
+@pytest.mark.parametrize("advice", [
+    "If the knee gets much more painful or looks deformed, the bone may have broken. Go to A&E straight away.",
+    "Seek urgent care for fainting, facial weakness or trouble swallowing.",
+    "Seen same day if: spreading to legs, sleepy, poor feeding.",
+    "Same day or A&E if: fever, shivers, breathless.",
+    "Sooner if: more frequent, daytime anxiety, confusion on waking.",
+    "More fits, apnoeas, colour change - call nurse immediately.",
+    "Post-op, return to the ED for fever or worsening swelling.",
+    "Post-op: fever, swelling, worsening pain, come back.",
+    "Press the buzzer at once if she has a pause in breathing.",
+])
+def test_safety_netting_across_sentences_lists_and_wards_is_safety_netting(advice: str) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert _met(case, [f"DIAGNOSIS: Migraine\nRest and fluids. {advice}"], _NET), advice
+
+
+@pytest.mark.parametrize("advice", [
+    "If she agrees, we will start treatment. Call the pharmacy for the prescription.",  # a condition, no help
+    "If it suits you, we can meet again. Return to clinic in six weeks.",
+    "Take the tablets twice daily, then come back in six weeks.",  # follow-up
+])
+def test_a_plan_after_an_if_is_not_safety_netting(advice: str) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert not _met(case, [f"DIAGNOSIS: Migraine\nRest and fluids. {advice}"], _NET), advice
+
+
+@pytest.mark.parametrize("said", ["Tough to live with; we'll tackle it.", "This can be exhausting for families.",
+                                  "It isn't caused by anything you've done.", "You're doing a great job.",
+                                  "Well done bringing her in.", "I'm really glad the treatment is helping."])
+def test_empathy_that_acknowledges_the_burden_or_the_parent(said: str) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert _met(case, [f"DIAGNOSIS: Migraine\nRest and fluids. {said}"], "Acknowledges the patient's concerns")
+    assert not _met(case, ["DIAGNOSIS: Migraine\nRest and fluids. Treatable; most do well."],
+                    "Acknowledges the patient's concerns")  # reassurance alone is not empathy

@@ -176,16 +176,39 @@ def _meaningful(segment: str) -> bool:
     return bool(order.tests or order.methods or order.sites or order.rest)
 
 
+def _panels_held(tests: set[str]) -> dict[str, str]:
+    """For results listed one by one (``test:sodium``, ``test:chloride``, ...), the first-line panel each
+    belongs to where the record holds two or more of its tests: "Na", "K", "Cl" and "HCO3" are the electrolytes
+    a clinician orders as one test, "Hct", "WBC" and "Platelets" a blood count. Each result goes to the panel
+    that holds most of the record's results (the smaller panel on a tie)."""
+    layer = _layer()
+    candidates = []
+    for panel, inside in layer.parts.items():
+        if not panel.startswith(TEST) or panel not in layer.routine:
+            continue
+        leaves = {p for p in inside if not layer.parts.get(p)}
+        held = tests & leaves
+        if len(held) >= 2:
+            candidates.append((len(held), -len(leaves), panel, held))
+    chosen: dict[str, str] = {}
+    for _, _, panel, held in sorted(candidates, reverse=True):
+        for test in held:
+            chosen.setdefault(test, panel)
+    return chosen
+
+
 def test_groups(labels: Iterable[str]) -> list[tuple[str, list[str]]]:
     """A case's result labels grouped into the tests a clinician orders, as ``(name, labels)`` in the
     order first seen: the WBC, haemoglobin and platelets of one blood count are one test named for the
-    panel; a CT's findings are the CT."""
+    panel, whether the record nests them under it or lists them one by one; a CT's findings are the CT."""
+    labels = [lab for lab in labels if not read_order(lab).empty]  # "Laboratory Tests > Other" names no test
+    parts = _layer().parts
+    single = {lab: panel for lab in labels if (panel := panel_of(lab)) is not None and not parts.get(panel)}
+    within = _panels_held(set(single.values()))
     groups: dict[object, tuple[str, list[str]]] = {}
     for lab in labels:
         order = read_order(lab)
-        if order.empty:  # "Laboratory Tests > Other" names no test
-            continue
-        panel = panel_of(lab)
+        panel = within.get(single.get(lab, ""), panel_of(lab))
         segments = [s for s in _segments(lab) if _meaningful(s)] or _segments(lab)
         if panel is not None:
             identity: object = panel
