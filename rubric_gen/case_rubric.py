@@ -154,14 +154,16 @@ _SAFETY_NET_RE = (
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."
     rf"|(?:^|[.!?\n:])[^.!?\n]{{3,160}},\s*{_NET_TERMINAL}\s*(?:[.!]|$)"
 )
-_URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly"]
+_URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly",
+                 # kept in for care: at least as prompt as a same-day review
+                 "admit", "admitting", "admitted", "admission", "keep her in", "keep him in", "keep you in"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
     "antibiotics", "prescribing", "referring", "recheck",
     "see you", "see me", "check on you", "book", "physiotherapy", "physio", "therapy", "surgery",
     # a terse plan names the drug and its dose ("Nitrofurantoin MR 100 mg twice daily, three days")
-    "mg", "daily", "twice a day", "once a day", "a course", "back-up", "repeat",
+    "mg", "daily", "twice a day", "once a day", "a course", "back-up", "repeat", "prescription",
 ]
 _ALLERGY_GROUPS = [["allergy", "allergies", "allergic", "medication", "medications", "medicines", "medicine",
                     "tablets", "pills", "drugs"]]
@@ -333,7 +335,9 @@ def case_tests(case: Case) -> list[str]:
         firsts = {t.strip().lower(): t.strip() for t in reversed(case.recommended_tests) if t.strip()}
         return list(dict.fromkeys(firsts[t.strip().lower()] for t in case.recommended_tests if t.strip()))[:MAX_TESTS]
     held = {label: value for label, value in case.test_results.items() if not _NO_RESULT_RE.match(value)}
-    groups = clinical.test_groups(held)
+    # a label that names no test, method or site ("Additional Tests > Suggestion") is a note, not a test to order
+    groups = [(name, labels) for name, labels in clinical.test_groups(held)
+              if (order := clinical.read_order(name)).tests or order.methods or order.sites]
     ordered = sorted(groups, key=lambda g: all(clinical.is_routine(lab) for lab in g[1]))
     return [name for name, _ in ordered][:MAX_TESTS]
 

@@ -53,9 +53,12 @@ _NEGATION = re.compile(
 )
 _QUALIFIER = re.compile(
     r"\b(?:due to|secondary to|caused by|because of|from|following|after|associated with|complicated by|"
-    r"triggered by|related to|in the setting of|on a background of|with)\b",
+    r"triggered by|related to|in the setting of|on a background of|with|status post)\b",
     re.IGNORECASE,
 )
+# Clinical shorthand with a slash is one word, not a list: "Dumping syndrome s/p sleeve gastrectomy".
+_SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
+              (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"))
 _LIST_SPLIT = re.compile(r"\s*(?:,|;|/|\||\bor\b|\band/or\b|\bvs\.?|\bversus\b|\s-\s|\s–\s|\s—\s)\s*", re.IGNORECASE)
 # An explicit alternative: "A or B", "A / B", "A vs B" is a hedge whatever A and B are.
 _DISJUNCTION = re.compile(r"\s*(?:/|\||\bor\b|\band/or\b|\bvs\.?(?=\s)|\bversus\b)\s*", re.IGNORECASE)
@@ -355,7 +358,10 @@ def _named(text: str, lex: _Lexicon) -> list[str]:
 
 def parse_statement(text: str, lex: _Lexicon) -> Statement:
     """Split a stated diagnosis into its listed parts; the conditions each part's head names."""
-    sentence = _join_names(first_sentence(text), lex)
+    sentence = first_sentence(text)
+    for pattern, words_ in _SHORTHAND:
+        sentence = pattern.sub(words_, sentence)
+    sentence = _join_names(sentence, lex)
     kept = [p.strip() for p in _LIST_SPLIT.split(sentence) if p.strip() and not _NEGATION.match(p)]
     alternatives = [p for p in _DISJUNCTION.split(re.sub(r"\([^)]*\)", " ", sentence))
                     if content(p) - GENERIC and not _NEGATION.match(p)]

@@ -64,6 +64,10 @@ _EMERGENCY_RE = re.compile(
     r"|(?:taking|take|rushing|going|to)\s+(?:you\s+|her\s+|him\s+)?(?:straight\s+)?(?:to|for)\s+(?:theatres?|the\s+operating\s+room"
     r"|the\s+or\b|the\s+cath(?:eter)?\s+lab|emergency\s+surgery|thrombectomy)"
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
+    # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
+    # right now"); a referral "urgently" may be a routine clinic's fast track, so only now and its synonyms
+    r"|(?:surgeons?|surgical\s+(?:team|registrar|reg)|icu|itu|picu|nicu|intensive\s+care|hdu|critical\s+care)\b"
+    r"[^.!?\n]{0,30}?\b(?:now|immediately|right\s+away|straight\s+away|stat)\b"
     r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team))",
     re.IGNORECASE,
 )
@@ -196,6 +200,7 @@ _NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at
                         r"(?:if|should|whenever|in\s+case|unless)\b", re.IGNORECASE)
 
 
+_COMMA_IF_RE = re.compile(r"\s*,\s*(?:if|should|in case|whenever|unless)\b", re.IGNORECASE)
 _SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|a&e|ed|er|emergency\s+(?:room|department|services))\b",
                       re.IGNORECASE)
 
@@ -218,6 +223,8 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     if ":" in head and not _PLAN_HEAD_RE.match(head) and not done_now and not _EMERGENCY_RE.search(head.split(":")[0]):
         return False
     if _CONDITIONAL_RE.search(clause_after) and (not _IMMEDIATE_RE.match(clause_after) or _NOW_IF_RE.match(clause_after)):
+        return False
+    if _COMMA_IF_RE.match(text[match.end():]):  # "come back sooner, or seek urgent help, if you get chest pain"
         return False
     if _SEND_RE.search(match.group(0)) and _FOR_CONDITION_RE.match(text[match.end():]):
         return False

@@ -290,3 +290,89 @@ def test_empathy_that_acknowledges_the_burden_or_the_parent(said: str) -> None:
     assert _met(case, [f"DIAGNOSIS: Migraine\nRest and fluids. {said}"], "Acknowledges the patient's concerns")
     assert not _met(case, ["DIAGNOSIS: Migraine\nRest and fluids. Treatable; most do well."],
                     "Acknowledges the patient's concerns")  # reassurance alone is not empathy
+
+
+@pytest.mark.parametrize(("stated", "right"), [
+    ("Dumping syndrome (late dumping with postprandial hypoglycemia) s/p sleeve gastrectomy", True),  # shorthand
+    ("Dumping syndrome 2/2 sleeve gastrectomy", True),
+    ("Dumping syndrome / peptic ulcer", False),  # a slash between two conditions is still a list
+])
+def test_clinical_shorthand_with_a_slash_is_not_a_list(stated: str, right: bool) -> None:
+    case = _case(final_diagnosis="Dumping syndrome", differential=["Peptic ulcer"])
+    assert _met(case, [f"DIAGNOSIS: {stated}\nSmall frequent meals."], "States the correct final diagnosis") is right
+
+
+@pytest.mark.parametrize(("plan", "emergency"), [
+    ("Plan: surgeons now. Nil by mouth. IV fluids.", True),  # the acute team called to the bedside now
+    ("IV ceftriaxone given stat. ICU now. Admit.", True),
+    ("I'm asking the surgical team to see you right now.", True),
+    ("I'll refer you to the surgeons urgently for a clinic appointment.", False),  # a fast-track referral
+    ("The surgeons will see you in clinic in six weeks; no need for ICU now.", False),
+])
+def test_the_acute_team_called_now_is_emergency_care_now(plan: str, emergency: bool) -> None:
+    case = _case(final_diagnosis="Acute appendicitis", disposition="emergency")
+    assert _met(case, [f"DIAGNOSIS: Acute appendicitis\n{plan}"], "Tells the patient to get emergency care now") \
+        is emergency
+
+
+def test_urgent_help_qualified_by_an_if_after_a_comma_is_safety_netting_not_over_triage() -> None:
+    case = _case(final_diagnosis="Iron deficiency anaemia", disposition="routine")
+    plan = "Ferrous sulphate daily. Please come back sooner, or seek urgent help, if you get chest pain or feel faint."
+    assert not _met(case, [f"DIAGNOSIS: Iron deficiency anaemia\n{plan}"], "Sends the patient for emergency care")
+    assert _met(case, ["DIAGNOSIS: Iron deficiency anaemia\nSeek urgent help now: we are calling an ambulance."],
+                "Sends the patient for emergency care")
+
+
+@pytest.mark.parametrize(("plan", "prompt"), [
+    ("She's hypoxic and feeding poorly, so we're admitting her to the children's ward.", True),
+    ("Saline drops and small frequent feeds; review with the GP next month.", False),
+])
+def test_admission_is_prompt_assessment_for_an_urgent_case(plan: str, prompt: bool) -> None:
+    case = _case(final_diagnosis="Bronchiolitis", disposition="urgent")
+    assert _met(case, [f"DIAGNOSIS: Bronchiolitis\n{plan}"], "Plans prompt (same-day) assessment") is prompt
+
+
+def test_a_delayed_prescription_is_a_management_plan() -> None:
+    case = _case(final_diagnosis="Acute otitis media", disposition="routine")
+    assert _met(case, ["DIAGNOSIS: Acute otitis media\nCalpol, fluids. Delayed amoxicillin prescription if no better."],
+                "Gives a clear management plan")
+    assert not _met(case, ["DIAGNOSIS: Acute otitis media\nIt is a common problem."], "Gives a clear management plan")
+
+
+@pytest.mark.parametrize(("differential", "said", "considered"), [
+    ("Coeliac disease", "The coeliac screen is negative.", True),  # weighed by its test
+    ("Hypothyroidism", "Thyroid and blood count are normal.", True),
+    ("Bowel cancer", "No weight loss or bleeding, so GI malignancy is unlikely.", True),
+    ("Adjustment disorder", "It has gone beyond a simple adjustment reaction.", True),
+    ("Ruptured Baker cyst", "I wondered about a burst cyst behind the knee.", True),
+    ("Coeliac disease", "Iron tablets daily; recheck the blood count in four weeks.", False),
+])
+def test_a_differential_weighed_by_its_test_or_everyday_name_is_considered(differential: str, said: str,
+                                                                            considered: bool) -> None:
+    case = _case(final_diagnosis="Iron deficiency anaemia", differential=[differential])
+    assert _met(case, [f"DIAGNOSIS: Iron deficiency anaemia\n{said} Iron tablets."], _DIFFERENTIAL) is considered
+
+
+@pytest.mark.parametrize(("question", "key"), [("Tmax at home?", "fever"), ("Highest temp?", "fever")])
+def test_an_american_temperature_question_asks_about_fever(question: str, key: str) -> None:
+    assert key in clinical.asked(question)
+
+
+@pytest.mark.parametrize(("order", "label"), [
+    ("BCx x2", "Blood Tests > Blood Culture"), ("maternal group", "Additional Tests > Maternal Blood Group"),
+    ("Shave biopsy of lesion", "Skin Biopsy > Findings"), ("Punch biopsy", "Skin Biopsy > Findings"),
+])
+def test_order_shorthand_names_the_result(order: str, label: str) -> None:
+    assert clinical.resolve(order, [label, "Imaging > Chest X-ray"]).named == (label,)
+
+
+def test_looking_ill_is_a_sign_seen_by_measuring_not_a_question() -> None:
+    assert clinical.is_sign("Appears ill") and "test:vital_signs" in clinical.found_by("Appears ill")[0]
+    assert not clinical.is_sign("Feeling ill")  # how the patient feels is asked
+
+
+def test_a_note_in_the_results_is_not_a_test_to_order() -> None:
+    case = _case(test_results={"Additional Tests > Suggestion": "An MRI could be considered.",
+                               "Imaging > MRI Brain > Findings": "Normal"})
+    criteria = [i.criterion for i in build_case_rubric(case).items]
+    assert not any("Suggestion" in c for c in criteria) and any("MRI Brain" in c for c in criteria), criteria
