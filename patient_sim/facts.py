@@ -217,6 +217,11 @@ def _specific(group: tuple[str, ...]) -> set[str]:
     return concepts or specific
 
 
+def _site_parts(group: tuple[str, ...]) -> set[str]:
+    """The parts of the composite sites a group names (the joints: the hip, the knee, ...)."""
+    return {p for k in group if k.startswith(clinical.SITE) for p in clinical.parts_of(k)}
+
+
 def _generic(group: tuple[str, ...]) -> bool:
     """A group that names nothing specific: generic words only ("pain"), or a generic word whose other keys
     are only the test or site the same word may name ("sore": pain, or a lesion)."""
@@ -277,8 +282,9 @@ class FactIndex:
         return {i for i, f in enumerate(self.facts) if f.topic in topics or named & self._terms[i]}
 
     def _missing(self, question: str) -> list[tuple[str, ...]]:
-        """What ``question`` asks about that no fact names."""
-        return [group for group in _things(question) if not _specific(group) & self._named]
+        """What ``question`` asks about that no fact names (a composite site is named by its parts: "which
+        joints?" by the hips and knees of the story)."""
+        return [group for group in _things(question) if not (_specific(group) | _site_parts(group)) & self._named]
 
     def _answers_anyway(self, i: int, intents: set[str], missing: list[tuple[str, ...]]) -> bool:
         """Whether fact ``i`` answers a question that names something no fact mentions: a question about a
@@ -333,7 +339,11 @@ class FactIndex:
         keys = _layer_keys(question)
         intents = clinical.intents(question)
         asked = [t for t in tx.tokens(question) if t not in _QUERY_GLUE]
-        asked += [k for k in [*keys, *sorted(intents)] if k not in asked]
+        # for a thing no fact names, the concepts inside it ("dark pee" is also about the waterworks) and a
+        # composite site's parts ("which joints?": the hips, the knees)
+        inside = [k for group in _things(question) if group[0] not in self._named
+                  for k in (*group, *sorted(_site_parts(group))) if clinical.is_key(k)]
+        asked += [k for k in [*keys, *inside, *sorted(intents)] if k not in asked]
         if set(keys) & MEDICINES and "medications" not in asked:  # a kind of medicine is a medicine
             asked.append("medications")
         query = [t for t in asked if t in self._vocab]

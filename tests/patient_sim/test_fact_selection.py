@@ -99,3 +99,28 @@ def test_two_questions_in_one_sentence_are_each_answered(agentclinic_path) -> No
     found = [f.text for f in index.select("When did you first notice it, and how fast has it been getting bigger?")]
     assert any("4 weeks ago" in f for f in found), found
     assert FactIndex(case_facts(case)).select("Any seizures, and do you keep pigeons?") == []
+
+
+def _case(**fields: object):  # noqa: ANN202
+    from verifier.types import Case
+    base = {"id": "t", "chief_complaint": "Pain", "history_of_present_illness": "Pain for years.",
+            "final_diagnosis": "Osteoarthritis"}
+    return Case.model_validate({**base, **fields})
+
+
+@pytest.mark.parametrize(("question", "fact", "others"), [
+    ("Which joints?", "Pain in the left great toe, hips and knees", []),  # the joints are the hips and the knees
+    ("Has it been getting steadily worse?", "Increasing pain over 2 months", []),  # an adverb inside the intent
+    ("Eyes yellow?", "Yellowing of the whites of the eyes", []),  # the words the other way round
+    ("Any yellowing of the eyes or very dark pee?", "No change in bladder habits", ["Tired all the time"]),  # one held
+])
+def test_a_question_in_other_words_finds_the_fact_of_its_kind(question: str, fact: str, others: list[str]) -> None:
+    case = _case(primary_symptoms=[fact] if "bladder" not in fact else others, secondary_symptoms=["Tired"],
+                 review_of_systems=[fact] if "bladder" in fact else ["No fever"], past_medical_history=["Diabetes"])
+    assert fact in [f.text for f in FactIndex(case_facts(case)).select(question)]
+
+
+def test_a_composite_site_does_not_open_every_fact() -> None:
+    case = _case(primary_symptoms=["Pain in the left great toe, hips and knees"],
+                 review_of_systems=["No change in bladder habits"])
+    assert FactIndex(case_facts(case)).select("Any chest pain?") == []  # a site the case never names

@@ -143,6 +143,11 @@ def resolve(order: str, labels: Iterable[str], *, exam: bool = False) -> Resolut
     return Resolution(named=(), touched=tuple(lab for lab in labels if touches(wanted, read_order(lab))))
 
 
+def parts_of(key: str) -> frozenset[str]:
+    """The parts of a composite site or a panel ("site:joint": the hip, the knee, ...), none for the others."""
+    return _layer().parts.get(key, frozenset())
+
+
 def is_exam(order: str) -> bool:
     return EXAM in read_order(order).methods
 
