@@ -56,6 +56,7 @@ _QUALIFIER = re.compile(
     r"triggered by|related to|in the setting of|on a background of|with|status post)\b",
     re.IGNORECASE,
 )
+_ASIDE = re.compile(r"\([^()]*\)")
 # Clinical shorthand with a slash is one word, not a list: "Dumping syndrome s/p sleeve gastrectomy".
 _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
               (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"))
@@ -362,7 +363,9 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     for pattern, words_ in _SHORTHAND:
         sentence = pattern.sub(words_, sentence)
     sentence = _join_names(sentence, lex)
-    kept = [p.strip() for p in _LIST_SPLIT.split(sentence) if p.strip() and not _NEGATION.match(p)]
+    # a bracketed aside is one piece, commas and all: "stroke, cardioembolic (AF, off anticoagulation)"
+    kept = [p.strip() for p in _LIST_SPLIT.split(_ASIDE.sub(lambda m: m.group(0).replace(",", " "), sentence))
+            if p.strip() and not _NEGATION.match(p)]
     alternatives = [p for p in _DISJUNCTION.split(re.sub(r"\([^)]*\)", " ", sentence))
                     if content(p) - GENERIC and not _NEGATION.match(p)]
     ids: list[str] = []

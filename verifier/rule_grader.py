@@ -59,10 +59,18 @@ _EMERGENCY_RE = re.compile(
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))\s*emergency\s*[-\u2013\u2014:,.]"  # a plan headed "Emergency - ..." or "Emergency: ..."
     r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+)?(?:now|immediately|straight\s+away|right\s+away)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
-    r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:to|into)\s+(?:the\s+|a\s+)?"
-    r"(?:intensive\s+care|icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit|coronary\s+care|ccu)"
+    r"|(?:admit(?:ted|ting)?|admission)\s*[,:]?\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:(?:to|into)\s+)?"
+    r"(?:the\s+|a\s+)?(?:step[- ]?down\s*/\s*)?(?:intensive\s+care|icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit"
+    r"|coronary\s+care|ccu|step[- ]?down)"
+    r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))\s*(?:plan\s*[:,-]\s*)?admit(?:ted)?\s*(?:[.!;\n]|$)"  # "Plan: admit."
     r"|(?:taking|take|rushing|going|to)\s+(?:you\s+|her\s+|him\s+)?(?:straight\s+)?(?:to|for)\s+(?:theatres?|the\s+operating\s+room"
-    r"|the\s+or\b|the\s+cath(?:eter)?\s+lab|emergency\s+surgery|thrombectomy)"
+    r"|the\s+or\b|the\s+(?:cath(?:eter)?|heart)\s+lab|emergency\s+surgery|thrombectomy)"
+    # reperfusion now: "thrombolysis now", "TNK now", "straight to thrombectomy", "primary angioplasty"
+    r"|(?:thromboly\w+|alteplase|tenecteplase|tnk|tpa|clot[- ]bust\w+(?:\s+drug)?|lytics?)\b[^.!?\n]{0,40}?"
+    r"\b(?:now|immediately|right\s+away|straight\s+away)\b"
+    r"|(?:straight|right|immediately)\s+to\s+(?:thrombectomy|theatres?|the\s+or\b|surgery)"
+    r"|primary\s+(?:pci|angioplasty|percutaneous\s+coronary\s+intervention)"
+    r"|(?:cath(?:eter)?|heart)\s+lab\s+(?:is\s+)?(?:ready|waiting|standing\s+by|activated)"
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
     # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
     # right now"); a referral "urgently" may be a routine clinic's fast track, so only now and its synonyms
@@ -192,7 +200,7 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
               r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up)\b")
 _FOR_CONDITION_RE = re.compile(
     r"^\s*(?:(?:or|and)\s+(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for"
-    rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now)\s+)?(?:for|with)\s+(?!{CARE_WORDS})",
+    rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now|(?:the\s+)?same[- ]day)\s+)?(?:for|with)\s+(?!{CARE_WORDS})",
     re.IGNORECASE,
 )
 # "Go to the ED right away if you're drooling": the immediacy belongs to the condition.
@@ -200,6 +208,14 @@ _NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at
                         r"(?:if|should|whenever|in\s+case|unless)\b", re.IGNORECASE)
 
 
+_CLIP_RE = re.compile(r":|\s[-\u2013\u2014]+\s")
+_STATEMENT_RE = re.compile(r"\s*(?:this|that|it|you|i|we|he|she|they)\b", re.IGNORECASE)
+
+
+def _names_symptoms(lead: str) -> bool:
+    """A clipped condition before a dash lists what to look out for ("Chest pain with sweating - call 999"); a
+    statement does not ("This is serious - call 999 now")."""
+    return not _STATEMENT_RE.match(lead) and any(not clinical.is_generic(k) for k in clinical.concepts(lead))
 _COMMA_IF_RE = re.compile(r"\s*,\s*(?:if|should|in case|whenever|unless)\b", re.IGNORECASE)
 _SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|a&e|ed|er|emergency\s+(?:room|department|services))\b",
                       re.IGNORECASE)
@@ -219,8 +235,11 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # "Faint or worse pain: 999." is a condition and an action; "Low oxygen, fast pulse: emergency, admitted now."
     # states what is done now.
     done_now = bool(_DONE_NOW_RE.match(match.group(0))) and bool(_NOW_RE.search(text[match.start() : match.end() + 40]))
-    # ... unless what comes before the colon says it is an emergency ("This is a cardiac emergency: I'm ...")
-    if ":" in head and not _PLAN_HEAD_RE.match(head) and not done_now and not _EMERGENCY_RE.search(head.split(":")[0]):
+    # ... unless what comes before the colon says it is an emergency ("This is a cardiac emergency: I'm ...");
+    # a clipped condition ends with a dash as well as a colon ("Any chest pain with sweating - call 999")
+    lead = _CLIP_RE.split(head, maxsplit=1)
+    if len(lead) > 1 and not _PLAN_HEAD_RE.match(head) and not done_now and not _EMERGENCY_RE.search(lead[0]) \
+            and (":" in head or _names_symptoms(lead[0])):
         return False
     if _CONDITIONAL_RE.search(clause_after) and (not _IMMEDIATE_RE.match(clause_after) or _NOW_IF_RE.match(clause_after)):
         return False

@@ -376,3 +376,50 @@ def test_a_note_in_the_results_is_not_a_test_to_order() -> None:
                                "Imaging > MRI Brain > Findings": "Normal"})
     criteria = [i.criterion for i in build_case_rubric(case).items]
     assert not any("Suggestion" in c for c in criteria) and any("MRI Brain" in c for c in criteria), criteria
+
+
+# --------------------------------------------------------------------------- found on a dev set (2026-12-02, round 5)
+@pytest.mark.parametrize(("stated", "right"), [
+    ("Acute ischaemic stroke, left MCA occlusion, cardioembolic (AF, off anticoagulation)", True),  # an aside
+    ("Acute ischaemic stroke (or intracerebral haemorrhage, hypoglycaemia)", False),  # a hedge inside brackets
+    ("Acute ischaemic stroke, intracerebral haemorrhage", False),
+])
+def test_commas_inside_a_bracketed_aside_do_not_make_a_list(stated: str, right: bool) -> None:
+    case = _case(final_diagnosis="Acute ischaemic stroke", diagnosis_synonyms=["stroke"],
+                 differential=["Intracerebral haemorrhage", "Hypoglycaemia"])
+    assert _met(case, [f"DIAGNOSIS: {stated}\nThrombolysis."], "States the correct final diagnosis") is right
+
+
+@pytest.mark.parametrize("plan", [
+    "Plan: admit to step-down/ICU. Transfuse, IV PPI.", "Plan: admit, HDU. Transfuse.", "Plan: admit. O2. LMWH.",
+    "The cath lab is ready for primary angioplasty.", "You're going straight to the heart lab to open the artery.",
+    "Within window. Thrombolysis now. Straight to thrombectomy.", "We're giving you TNK now.",
+])
+def test_emergency_care_given_in_the_department_is_emergency_care_now(plan: str) -> None:
+    case = _case(final_diagnosis="Acute ischaemic stroke", disposition="emergency")
+    assert _met(case, [f"DIAGNOSIS: Acute ischaemic stroke\n{plan}"], "Tells the patient to get emergency care now")
+
+
+@pytest.mark.parametrize(("plan", "over_triage"), [
+    ("Omeprazole 20 mg. Any chest pain with sweating or breathlessness - call 999.", False),  # clipped condition
+    ("Omeprazole 20 mg. Any CP with exertion, SOB or sweating \u2014 call 911.", False),
+    ("Nitrofurantoin. Go to urgent care or the ED same day for fever, flank pain or vomiting.", False),
+    ("Constant vertigo, headache, weakness, can't walk - A&E.", False),
+    ("Plan: admit.", True),  # admitting a routine problem is over-triage
+    ("This is serious - call 999 now.", True),
+])
+def test_a_clipped_condition_before_a_dash_is_safety_netting_not_over_triage(plan: str, over_triage: bool) -> None:
+    case = _case(final_diagnosis="Gastro-oesophageal reflux disease", disposition="routine")
+    assert _met(case, [f"DIAGNOSIS: Gastro-oesophageal reflux disease\n{plan}"],
+                "Sends the patient for emergency care") is over_triage
+
+
+@pytest.mark.parametrize(("question", "key"), [
+    ("Any trouble getting food down, or feeling it stick?", "swallowing"),
+    ("Any change in colour, black or sticky like tar?", "melaena"),
+    ("So a new HA - when did it start?", "headache"),
+    ("Goes where?", clinical.INTENT + "radiation"),
+])
+def test_round_five_wordings_ask_what_they_mean(question: str, key: str) -> None:
+    assert key in clinical.asked(question)
+    assert "headache" not in clinical.asked("Has the pain gone?")  # "has" is not a plural of HA
