@@ -349,6 +349,29 @@ def test_results_listed_one_by_one_are_the_panel_a_clinician_orders(labels: list
     assert not results[0].met
 
 
+@pytest.mark.parametrize(("order", "label"), [
+    ("JAK2", "Genetic Testing > Findings"),  # a member fills a broad name
+    ("anti-desmoglein antibodies", "Blood Tests > Autoantibodies"),
+    ("Stool O&P", "Routine Stool Examination > Findings"),
+    ("CA-125", "Tumour markers > Result"),
+    ("left wrist aspirate for cell count", "Joint Aspiration Left Wrist > Analysis > WBC"),  # a part of the site
+    ("stool culture", "Stool Test > Appearance"),  # a property of the test is the test
+    ("U&Es", "Chemistry Panel > Electrolytes"),  # the smaller panel a label names, not the whole panel
+    ("excisional biopsy of the cervical LN", "Biopsy > Cervical Lymph Node > Findings"),
+])
+def test_a_specific_order_names_the_broad_or_nested_label_that_holds_it(order: str, label: str) -> None:
+    assert clinical.resolve(order, [label, "Imaging > Chest X-ray"]).named == (label,)
+
+
+@pytest.mark.parametrize(("order", "label"), [
+    ("autoimmune screen", "Blood Tests > Anti-desmoglein antibodies"),  # a broad order never names a member
+    ("genetic testing", "Blood Tests > JAK2 mutation"),
+    ("U&Es", "Chemistry Panel > Liver Function Tests"),
+])
+def test_a_broad_order_does_not_name_a_specific_test(order: str, label: str) -> None:
+    assert clinical.resolve(order, [label]).named == ()
+
+
 # --------------------------------------------------------------------------- the data files themselves
 def test_the_language_data_refuses_a_duplicate_id_and_an_unknown_generic_concept(tmp_path) -> None:  # noqa: ANN001
     shipped = yaml.safe_load((Path(data.__file__).parent / "language.yaml").read_text(encoding="utf-8"))

@@ -83,6 +83,9 @@ class _Entry(BaseModel):
     names: list[str] = Field(min_length=1)
     order_names: list[str] = Field(default_factory=list)  # names read only in an order ("US": not the pronoun)
     parts: list[str] = Field(default_factory=list)
+    # a broad name that an order of any one member fills ("Genetic testing" by a JAK2 test): one way only,
+    # so ordering the broad name never counts as ordering a member
+    members: list[str] = Field(default_factory=list)
     routine: bool = False
 
 
@@ -108,9 +111,9 @@ class TestsData(BaseModel):
             if duplicates:
                 raise ValueError(f"{kind}: duplicate ids {duplicates}")
             for entry in entries:
-                missing = [p for p in entry.parts if p not in ids]
+                missing = [p for p in [*entry.parts, *entry.members] if p not in ids]
                 if missing:
-                    raise ValueError(f"{kind}: {entry.id!r} has unknown parts {missing}")
+                    raise ValueError(f"{kind}: {entry.id!r} has unknown parts or members {missing}")
         return self
 
 
@@ -214,6 +217,7 @@ class _Layer:
     placed_as: dict[str, list[tuple[frozenset[str], frozenset[str]]]]  # test -> (methods, sites) naming it
     stems: dict[str, str]
     parts: dict[str, frozenset[str]]  # test or site key -> its parts' keys, recursively
+    members: dict[str, frozenset[str]]  # broad test key -> the tests any of which fills it (and their parts)
     routine: frozenset[str]
     intents: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...]
     generic: frozenset[str]
@@ -288,12 +292,15 @@ def _layer() -> _Layer:
         for i in language.intents
     )
     routine = frozenset(TEST + e.id for e in tests.tests if e.routine)
+    parts = _closure(direct)
+    members = {TEST + e.id: frozenset(m for member in e.members for m in (TEST + member, *parts.get(TEST + member, ())))
+               for e in tests.tests if e.members}
     signs = frozenset(c.id for c in language.concepts if c.sign)
     found_by = {c.id: tuple(c.found_by) for c in language.concepts if c.found_by}
     unknown = sorted({k for keys in found_by.values() for k in keys if k not in names})
     if unknown:
         raise ValueError(f"{LANGUAGE_FILE}: found_by names unknown tests or sites {unknown}")
-    return _Layer(phrases=phrases, order_phrases=order_phrases, placed_as=placed_as, stems=stems, parts=_closure(direct), routine=routine, intents=intents,
+    return _Layer(phrases=phrases, order_phrases=order_phrases, placed_as=placed_as, stems=stems, parts=parts, members=members, routine=routine, intents=intents,
                   generic=frozenset(language.generic), signs=signs, found_by=found_by, names=names)
 
 

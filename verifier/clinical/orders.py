@@ -34,11 +34,19 @@ def read_order(text: str, *, exam: bool = False) -> Order:
     """``text`` (an order, or a case's test label such as ``"Blood Work > CBC > WBC"``) read as an order;
     ``exam`` marks a ``REQUEST EXAM:`` order (an examination of the sites it names)."""
     layer = _layer()
+    segments = text.split(">")
+    if len(segments) > 1 and _bare_property(segments[-1]):  # "Stool Test > Appearance" is the stool test
+        text = ">".join(segments[:-1])
     keys, rest, nested = _terms(text, True)
     # a test inside a longer test's name was done too ("LP opening pressure" is a lumbar puncture)
     tests = frozenset(k for k in [*keys, *nested] if k.startswith(TEST))
-    if ">" in text:  # a result label: "Vital signs > Respiratory rate" is the respiratory rate, not every vital sign
-        tests = frozenset(t for t in tests if not layer.parts.get(t, frozenset()) & tests)
+    if ">" in text:  # a result label: "Vital signs > Respiratory rate" is the respiratory rate, not every vital sign,
+        # and "Chemistry Panel > Electrolytes" the electrolytes, not the whole panel: a test drops out where the
+        # label names one of its parts, or a smaller panel within it
+        def leaves(test: str) -> frozenset[str]:
+            return frozenset(p for p in layer.parts.get(test, ()) if not layer.parts.get(p)) or frozenset({test})
+
+        tests = frozenset(t for t in tests if not any(u != t and leaves(u) < leaves(t) for u in tests))
     methods = {k for k in keys if k.startswith(METHOD)} | ({EXAM} if exam else set())
     # "Imaging > Chest CT" is a CT and "Imaging > Chest X-ray" an X-ray: a method that covers others says
     # nothing more beside a more specific method or a test
@@ -54,12 +62,23 @@ def read_order(text: str, *, exam: bool = False) -> Order:
     )
 
 
+@lru_cache(maxsize=4096)
+def _bare_property(segment: str) -> bool:
+    """A result label's last segment that reads as the examination alone ("Appearance"): a property of the
+    test before it, not an examination of its own."""
+    keys, _, _ = _terms(segment, True)
+    return bool(keys) and set(keys) <= {EXAM}
+
+
 def names(order: Order, target: Order) -> bool:
     """Whether ``order`` names ``target`` specifically enough to credit it: the same test or a panel
     that contains it; the same method on the same site; or, for a test the data does not know, all of
     its words."""
     if target.tests:
         if target.tests & order.covers or _placed(order, target):
+            return True
+        members = _layer().members
+        if any(members.get(t, frozenset()) & order.covers for t in target.tests):  # "JAK2" for "Genetic testing"
             return True
         # another name for the same panel: U&Es for "electrolytes" (it shares half of the panel's parts or more)
         parts = target.covers - target.tests
@@ -97,7 +116,8 @@ def _placed(order: Order, target: Order) -> bool:
     if order.tests or not (order.methods and order.sites):
         return False
     layer = _layer()
-    return any(methods & order.methods and sites & order.sites
+    # a part of the site counts ("left wrist aspirate" is a joint aspiration)
+    return any(methods & order.methods and (sites | {p for s in sites for p in layer.parts.get(s, ())}) & order.sites
                for test in target.tests for methods, sites in layer.placed_as.get(test, ()))
 
 
