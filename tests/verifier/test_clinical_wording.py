@@ -419,6 +419,8 @@ def test_a_clipped_condition_before_a_dash_is_safety_netting_not_over_triage(pla
     ("Any change in colour, black or sticky like tar?", "melaena"),
     ("So a new HA - when did it start?", "headache"),
     ("Goes where?", clinical.INTENT + "radiation"),
+    ("Any blood or slime in it?", "mucus"), ("Urgency, mucus, tenesmus?", "mucus"),
+    ("You've been feeling shivery and rough with it?", "unwell"),
 ])
 def test_round_five_wordings_ask_what_they_mean(question: str, key: str) -> None:
     assert key in clinical.asked(question)
