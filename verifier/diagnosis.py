@@ -57,9 +57,14 @@ _QUALIFIER = re.compile(
     re.IGNORECASE,
 )
 _ASIDE = re.compile(r"\([^()]*\)")
-# Clinical shorthand with a slash is one word, not a list: "Dumping syndrome s/p sleeve gastrectomy".
+# Clinical shorthand with a slash is one word, not a list: "Dumping syndrome s/p sleeve gastrectomy", "L4/5".
 _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
-              (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"))
+              (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"),
+              (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"))  # spinal levels
+# Presentations a clinician states with their cause ("Sciatica due to an L4/5 disc prolapse", "Anaemia secondary
+# to ..."): with the case's diagnosis as the cause, the statement names it. A rival condition never stands first.
+_PRESENTATIONS = frozenset("""sciatica radiculopathy myelopathy neuropathy neuralgia anaemia anemia jaundice
+    hypercalcemia hyponatremia hypokalemia hypoglycemia seizure seizures syncope ascites effusion""".split())
 _LIST_SPLIT = re.compile(r"\s*(?:,|;|/|\||\bor\b|\band/or\b|\bvs\.?|\bversus\b|\s-\s|\s–\s|\s—\s)\s*", re.IGNORECASE)
 # An explicit alternative: "A or B", "A / B", "A vs B" is a hedge whatever A and B are.
 _DISJUNCTION = re.compile(r"\s*(?:/|\||\bor\b|\band/or\b|\bvs\.?(?=\s)|\bversus\b)\s*", re.IGNORECASE)
@@ -408,6 +413,24 @@ def _accepted_heads(accepted: Sequence[str]) -> list[frozenset[str]]:
     return out
 
 
+_LEVEL = re.compile(r"^(?:[ctls]\d{1,2}|\d{1,2})$")
+
+
+def _as_cause(statement: Statement, lex: _Lexicon) -> bool:
+    """One presentation stated with the case's diagnosis, and nothing else, as its cause ("Lumbar radiculopathy
+    from an L5-S1 disc herniation"); the presentation names no rival of the case's differential."""
+    if statement.listed or len(statement.parts) != 1:
+        return False
+    head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", statement.parts[0]))
+    if not tail or set(_named(tail, lex)) != {"answer"}:
+        return False
+    if any(c == "answer" or c.startswith("other:") for c in _named(head, lex)):
+        return False
+    tokens = content(head)
+    rest = {t for t in tokens - GENERIC - _PRESENTATIONS if t not in BODY and not _LEVEL.match(t)}
+    return bool(tokens & _PRESENTATIONS) and len(rest) <= 2
+
+
 def match_diagnosis(
     stated: str | None, accepted: Sequence[str], *, others: Sequence[str] = (), extra_statements: int = 0
 ) -> Match:
@@ -432,6 +455,9 @@ def match_diagnosis(
         not statement.conditions and head_tokens <= GENERIC | {fold(w) for w in BODY}
     ):
         return Match(False, f"too vague to be a diagnosis: {statement.head!r}", statement=statement)
+    if _as_cause(statement, lex):
+        return Match(True, f"{statement.text!r} names the diagnosis as the cause of what it presents with",
+                     single=True, statement=statement)
     rivals = [cid for cid in statement.conditions if cid != "answer"]
     if rivals:
         rival = rivals[0].removeprefix("other:")

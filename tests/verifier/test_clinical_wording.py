@@ -425,3 +425,16 @@ def test_a_clipped_condition_before_a_dash_is_safety_netting_not_over_triage(pla
 def test_round_five_wordings_ask_what_they_mean(question: str, key: str) -> None:
     assert key in clinical.asked(question)
     assert "headache" not in clinical.asked("Has the pain gone?")  # "has" is not a plural of HA
+
+
+@pytest.mark.parametrize(("stated", "right"), [
+    ("Sciatica due to L4/5 disc prolapse", True),  # the presentation, with the diagnosis as its cause
+    ("Lumbar radiculopathy from an L5-S1 disc herniation", True),
+    ("Left L5/S1 disc herniation (sciatica)", True),  # a spinal level's slash is not a list
+    ("Sciatica due to spinal stenosis", False),  # the cause is a rival
+    ("Sciatica due to disc herniation or spinal stenosis", False),  # a hedge in the cause
+    ("Migraine due to disc herniation", False),  # a rival condition stands first
+])
+def test_a_presentation_stated_with_the_diagnosis_as_its_cause_names_it(stated: str, right: bool) -> None:
+    case = _case(final_diagnosis="Disc herniation", differential=["Spinal stenosis"])
+    assert _met(case, [f"DIAGNOSIS: {stated}\nPhysiotherapy."], "States the correct final diagnosis") is right
