@@ -251,7 +251,7 @@ class FactIndex:
         self._retriever = bm25s.BM25()
         self._retriever.index(corpus, show_progress=False)
         self._vocab = {t for doc in corpus for t in doc}
-        self._own = [set(tx.tokens(f.text)) | set(_layer_keys(f.text)) for f in facts]
+        self._own = [set(tx.tokens(f.text)) | set(_layer_keys(f.text)) | _topic_concepts(f) for f in facts]
         # every key and stem a fact names, nested ones too, and the record concept of its topic
         self._terms = [set(clinical.terms(f.text)) | _topic_concepts(f) for f in facts]
         self._named = set().union(*self._terms)
@@ -370,7 +370,10 @@ class FactIndex:
             best = scored[0][0]
             chosen = [i for score, i in scored[: self.max_facts] if score >= max(self.min_score, 0.6 * best)]
             return [self.facts[i] for i in sorted(chosen)]
-        return None
+        # "PMH?", "FHx?": a record topic asked by name alone is answered by that topic's facts
+        topics = {_TOPIC_CONCEPT[k] for k in keys if k in _TOPIC_CONCEPT}
+        told = [f for f in self.facts if f.topic in topics]
+        return told[: self.max_facts] or None
 
 
 # Where one sentence asks two questions: ", and how fast ...", " or does it ...".

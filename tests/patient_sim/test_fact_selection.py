@@ -124,3 +124,18 @@ def test_a_composite_site_does_not_open_every_fact() -> None:
     case = _case(primary_symptoms=["Pain in the left great toe, hips and knees"],
                  review_of_systems=["No change in bladder habits"])
     assert FactIndex(case_facts(case)).select("Any chest pain?") == []  # a site the case never names
+
+
+@pytest.mark.parametrize(("case_id", "question", "fact"), [
+    ("cystitis", "Frequency, urgency?", "Passing urine often"),  # the urinary pair, not the bowel's urgency
+    ("bppv", "Normal in between?", "Fine between them"),
+    ("atrial-fibrillation", "FHx?", "Brother had a stroke at 70"),  # a record topic by its abbreviation alone
+])
+def test_terse_abbreviated_questions_find_their_fact(case_id: str, question: str, fact: str) -> None:
+    assert fact in texts(case_id, question)
+
+
+def test_a_record_topic_asked_by_name_is_answered_from_that_topic_only() -> None:
+    found = texts("small-bowel-obstruction", "PMH?")
+    assert found and all(f in {"Hysterectomy 15 years ago", "Appendix removed as a child"} for f in found), found
+    assert texts("small-bowel-obstruction", "Any previous operations on your tummy?")[0] == "Hysterectomy 15 years ago"
