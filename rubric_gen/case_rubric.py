@@ -156,7 +156,8 @@ _SAFETY_NET_RE = (
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly",
                  # kept in for care: at least as prompt as a same-day review
-                 "admit", "admitting", "admitted", "admission", "keep her in", "keep him in", "keep you in"]
+                 "admit", "admitting", "admitted", "admission", "keep her in", "keep him in", "keep you in", "in hospital",
+                 "kept in"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
@@ -164,7 +165,14 @@ _PLAN_TERMS = [
     "see you", "see me", "check on you", "book", "physiotherapy", "physio", "therapy", "surgery",
     # a terse plan names the drug and its dose ("Nitrofurantoin MR 100 mg twice daily, three days")
     "mg", "daily", "twice a day", "once a day", "a course", "back-up", "repeat", "prescription",
+    # the treatment itself, as the final message gives it ("fluids, paracetamol and an antihistamine at home";
+    # "Penicillin V, 10 days")
+    "days", "weeks", "tablets", "tablet", "cream", "ointment", "drops", "inhaler", "fluids", "paracetamol",
+    "acetaminophen", "tylenol", "ibuprofen", "nsaid", "antihistamine", "penicillin", "amoxicillin", "at home",
+    "rest", "avoid", "physio", "diet", "exercise", "surgery", "operation", "dressing", "sling", "splint",
 ]
+# Prompt care given now, in the department, as the final message states it.
+_NOW_TERMS = ["now", "immediately", "right away", "straight away", "stat"]
 _ALLERGY_GROUPS = [["allergy", "allergies", "allergic", "medication", "medications", "medicines", "medicine",
                     "tablets", "pills", "drugs"]]
 _REASSURANCE_RE = (
@@ -280,7 +288,13 @@ def _known_only(groups: list[list[str]]) -> list[list[str]]:
 
 
 def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, imported: bool = False) -> AsksAbout:
-    groups = question_groups(text, shared) or question_keys(text) or [keywords(text)]
+    groups = question_groups(text, shared) or question_keys(text)
+    # what is left is only how it is asked ("pain associated with the mass", once the mass is shared with the case's
+    # other items) or nothing ("painful"): the generic concept is what it asks about
+    generic = sorted({k for g in clinical.topics(text) for k in g if clinical.is_generic(k)})
+    if generic and all(k.startswith(clinical.INTENT) for g in groups for k in g):
+        groups = [*groups, generic]
+    groups = groups or [keywords(text)]
     if imported:
         groups = _known_only(groups)
     return AsksAbout(groups=groups, min_groups=1 if len(groups) <= 2 else 2, before_diagnosis=before_diagnosis,
@@ -459,11 +473,13 @@ def build_case_rubric(case: Case) -> Rubric:
     elif case.disposition == "urgent":
         items.append(_item("Plans prompt (same-day) assessment of the right diagnosis rather than routine follow-up.",
                            3, PLAN, "triage",
-                           MentionsAny(terms=_URGENT_TERMS, requires_diagnosis=True, for_diagnosis=synonyms)))
+                           MentionsAny(terms=[*_URGENT_TERMS, *_NOW_TERMS], scope="response", requires_diagnosis=True,
+                                       for_diagnosis=synonyms)))
     else:
         items.append(_item("Gives a clear management plan for the right diagnosis: treatment, follow-up or referral.",
                            3, PLAN, "plan",
-                           MentionsAny(terms=_PLAN_TERMS, requires_diagnosis=True, for_diagnosis=synonyms)))
+                           MentionsAny(terms=_PLAN_TERMS, scope="response", requires_diagnosis=True,
+                                       for_diagnosis=synonyms)))
     if case.disposition == "routine":
         items.append(_item("Sends the patient for emergency care that this routine problem does not need "
                            "(over-triage).", -6, PLAN, "triage", RecommendsEmergency(unconditional=True)))

@@ -74,8 +74,9 @@ _EMERGENCY_RE = re.compile(
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
     # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
     # right now"); a referral "urgently" may be a routine clinic's fast track, so only now and its synonyms
-    r"|(?:surgeons?|surgical\s+(?:team|registrar|reg)|icu|itu|picu|nicu|intensive\s+care|hdu|critical\s+care)\b"
-    r"[^.!?\n]{0,30}?\b(?:now|immediately|right\s+away|straight\s+away|stat)\b"
+    r"|(?:surgeons?|surgical\s+(?:team|registrar|reg)|icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care)\b"
+    r"[^.!?\n;]{0,60}?\b(?:now|immediately|right\s+away|straight\s+away|stat)\b"
+    r"|(?:icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care)\s+(?:team\s+)?(?:has|have)\s+accepted"
     r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team))",
     re.IGNORECASE,
 )
@@ -104,7 +105,8 @@ _ASKING_RE = re.compile(
     r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
     re.IGNORECASE,
 )
-_CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise)\b", re.IGNORECASE)
+_CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise|in an emergency|in emergencies)\b",
+                             re.IGNORECASE)
 _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|impression|assessment|diagnosis|next steps?|now"
                            r"|immediately|right now|emergency)\b",
                            re.IGNORECASE)
@@ -325,8 +327,9 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     together: list[str] = []
     held: set[str] = set()
     for kind, name in transcript.orders():
-        if len(name.split()) > MAX_ORDER_WORDS:  # a bracketed aside may clarify a test: "(front and frog-leg views)"
-            name = _ASIDE_RE.sub(" ", name).strip()
+        if len(name.split()) > MAX_ORDER_WORDS:  # a bracketed aside may clarify a test: "(front and frog-leg views)",
+            # and so may what follows a colon: "arthrocentesis R 1st MTP: crystal analysis under polarised light"
+            name = _ASIDE_RE.sub(" ", name).split(":")[0].strip()
             if len(name.split()) > MAX_ORDER_WORDS:
                 continue
         order = clinical.read_order(name, exam=kind == "exam")

@@ -438,3 +438,67 @@ def test_round_five_wordings_ask_what_they_mean(question: str, key: str) -> None
 def test_a_presentation_stated_with_the_diagnosis_as_its_cause_names_it(stated: str, right: bool) -> None:
     case = _case(final_diagnosis="Disc herniation", differential=["Spinal stenosis"])
     assert _met(case, [f"DIAGNOSIS: {stated}\nPhysiotherapy."], "States the correct final diagnosis") is right
+
+
+# --------------------------------------------------------------------------- found on a dev set (2026-12-02, round 6)
+def test_the_plan_is_read_in_the_final_message_not_in_the_history() -> None:
+    case = _case(final_diagnosis="Streptococcal tonsillitis", disposition="routine")
+    item = "Gives a clear management plan"
+    assert _met(case, ["How many days? Any cough?", "DIAGNOSIS: Streptococcal tonsillitis\nPenicillin V, 10 days."], item)
+    assert _met(case, ["DIAGNOSIS: Streptococcal tonsillitis\nLooked after at home: fluids and paracetamol."], item)
+    # plan words in a history question are not a plan
+    assert not _met(case, ["Have you had any treatment? Started any tablets?",
+                           "DIAGNOSIS: Streptococcal tonsillitis\nIt is a common infection."], item)
+
+
+@pytest.mark.parametrize(("plan", "prompt"), [
+    ("Diclofenac injection now, then tamsulosin.", True),  # treated in the department now
+    ("She needs to stay in hospital on oxygen.", True),
+    ("Tamsulosin; the urology clinic will write with a date.", False),
+])
+def test_care_given_now_or_in_hospital_is_prompt_for_an_urgent_case(plan: str, prompt: bool) -> None:
+    case = _case(final_diagnosis="Left ureteric stone", disposition="urgent")
+    assert _met(case, [f"DIAGNOSIS: Left ureteric stone\n{plan}"], "Plans prompt (same-day) assessment") is prompt
+
+
+def test_in_an_emergency_is_a_condition_and_an_accepted_bed_is_emergency_care() -> None:
+    routine = _case(final_diagnosis="Depression", disposition="routine")
+    assert not _met(routine, ["DIAGNOSIS: Depression\nSertraline. In an emergency, call 999 or go straight to A&E."],
+                    "Sends the patient for emergency care")
+    emergency = _case(final_diagnosis="Bacterial meningitis", disposition="emergency")
+    assert _met(emergency, ["DIAGNOSIS: Bacterial meningitis\nCeftriaxone is running. MICU has accepted you."],
+                "Tells the patient to get emergency care now")
+    assert _met(emergency, ["DIAGNOSIS: Bacterial meningitis\nThe intensive care team are on their way down to take "
+                            "you up now."], "Tells the patient to get emergency care now")
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Fever since?", True), ("6 mo of cough and fevers - productive?", True), ("Fever and confusion x2 days?", True),
+    ("Cough productive?", False),
+])
+def test_a_terse_or_restated_timeline_asks_the_onset(question: str, asked: bool) -> None:
+    assert (clinical.INTENT + "onset" in clinical.intents(question)) is asked
+
+
+def test_an_imported_painful_symptom_is_asked_about_as_pain() -> None:
+    case = _case(secondary_symptoms=["Pain associated with the mass", "Mass in the neck", "Mass growing slowly"])
+    item = "Before giving a diagnosis, asks about pain associated with the mass"
+    assert _met(case, ["Does the lump hurt?", "DIAGNOSIS: Migraine\nRest."], item)
+    assert not _met(case, ["Is the lump growing?", "DIAGNOSIS: Migraine\nRest."], item)
+
+
+@pytest.mark.parametrize(("order", "label", "exam"), [
+    ("TSH", "Blood Tests > Thyroid function", False),  # one member fills thyroid function
+    ("Rapid antigen test for group A strep", "Rapid strep test", False),
+    ("R 1st MTP exam", "Joint exam", True),
+])
+def test_round_six_orders_name_their_result(order: str, label: str, exam: bool) -> None:
+    assert clinical.resolve(order, [label], exam=exam).named == (label,)
+
+
+def test_a_long_order_is_read_up_to_its_colon() -> None:
+    case = _case(final_diagnosis="Acute gout", recommended_tests=["Joint aspiration"])
+    order = "REQUEST TEST: arthrocentesis R 1st MTP: synovial fluid crystal analysis under polarized light"
+    assert _met(case, [order, "DIAGNOSIS: Acute gout\nColchicine."], "Orders the appropriate test: Joint aspiration")
+    assert not _met(case, ["REQUEST TEST: X-ray of the foot: two views, weight bearing, both sides compared",
+                           "DIAGNOSIS: Acute gout\nColchicine."], "Orders the appropriate test: Joint aspiration")
