@@ -105,6 +105,7 @@ _EMPATHY_TERMS = [
     "did exactly the right thing", "anything you've done", "anything you did", "nothing you did", "nothing you've done",
     "doing brilliantly", "doing a great job", "doing a brilliant job", "doing a good job", "doing great",
     "doing so well", "i'm glad", "i am glad", "really glad", "so glad", "well done",
+    "big diagnosis", "big news", "lot to deal with",
 ]
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,

@@ -100,6 +100,7 @@ _SENTENCE_RE = re.compile(r"(?:[^.?!\n]|\.(?=\d))+[.?!]*")  # "7.1" does not end
 _AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
 MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
 _ASIDE_RE = re.compile(r"\([^()]*\)")
+_PURPOSE_RE = re.compile(r"\s(?:for|to|looking for|to look for|to rule out|to exclude|r/o|with)\s", re.IGNORECASE)
 _ASKING_RE = re.compile(
     r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally)[, ]+)?(?:when|where|what|which|who|why|how|any|tell me|describe|"
     r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
@@ -329,7 +330,7 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     for kind, name in transcript.orders():
         if len(name.split()) > MAX_ORDER_WORDS:  # a bracketed aside may clarify a test: "(front and frog-leg views)",
             # and so may what follows a colon: "arthrocentesis R 1st MTP: crystal analysis under polarised light"
-            name = _ASIDE_RE.sub(" ", name).split(":")[0].strip()
+            name = _PURPOSE_RE.split(_ASIDE_RE.sub(" ", name).split(":")[0], maxsplit=1)[0].strip()
             if len(name.split()) > MAX_ORDER_WORDS:
                 continue
         order = clinical.read_order(name, exam=kind == "exam")

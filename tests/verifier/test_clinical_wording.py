@@ -502,3 +502,18 @@ def test_a_long_order_is_read_up_to_its_colon() -> None:
     assert _met(case, [order, "DIAGNOSIS: Acute gout\nColchicine."], "Orders the appropriate test: Joint aspiration")
     assert not _met(case, ["REQUEST TEST: X-ray of the foot: two views, weight bearing, both sides compared",
                            "DIAGNOSIS: Acute gout\nColchicine."], "Orders the appropriate test: Joint aspiration")
+
+
+@pytest.mark.parametrize(("order", "label"), [
+    ("US-guided core needle bx", "Biopsy > Microscopic Description"), ("utox", "Urine Toxicology"),
+    ("pelvic/abd US", "Abdominal Ultrasound > Findings"),
+    ("Excision biopsy of the chest lesion", "Skin Biopsy > Histopathology > Findings"),
+])
+def test_order_abbreviations_of_round_six(order: str, label: str) -> None:
+    assert clinical.resolve(order, [label]).named == (label,)
+
+
+def test_a_long_order_is_read_up_to_its_purpose() -> None:
+    case = _case(final_diagnosis="Pyoderma gangrenosum", recommended_tests=["Skin biopsy"])
+    order = "REQUEST TEST: Skin biopsy from the ulcer edge for histology and culture, please, today"
+    assert _met(case, [order, "DIAGNOSIS: Pyoderma gangrenosum\nSteroids."], "Orders the appropriate test: Skin biopsy")
