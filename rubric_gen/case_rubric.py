@@ -51,7 +51,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "7"
+CASE_RUBRIC_VERSION = "8"
 GENERATOR_NAME = "case"
 
 MAX_QUESTIONS = 6
@@ -501,9 +501,11 @@ def build_case_rubric(case: Case) -> Rubric:
         if clinical.is_sign(flag):  # a sign is looked for or recognised, not asked about
             items.append(_item(f"Looks for or recognises the red flag: {flag}.", 1, SAFETY, "safety",
                                _looks_for(flag)))
-        else:
-            items.append(_item(f"Asks about the red flag: {flag}.", 1, SAFETY, "safety",
-                               _asks(flag, frozenset(), before_diagnosis=False)))
+        else:  # asked about, or addressed in the reasoning or the safety-netting ("no fever, so not an infected,
+            # blocked kidney"; "come straight back if the pain isn't controlled")
+            asked = _asks(flag, frozenset(), before_diagnosis=False)
+            items.append(_item(f"Asks about or addresses the red flag: {flag}.", 1, SAFETY, "safety",
+                               LooksFor(groups=asked.groups, min_groups=asked.min_groups)))
     items.append(_item("Gives safety-netting advice: when to come back or seek urgent help if symptoms change.",
                        2, SAFETY, "safety", RegexCheck(pattern=_SAFETY_NET_RE, requires_diagnosis=True)))
     items.append(_item("Asks about allergies or current medications before recommending treatment.", 2, SAFETY,

@@ -137,7 +137,7 @@ def test_a_gp_s_plain_words_earn_the_plan_empathy_and_safety_net_items() -> None
     met = _met(case, ["When did the rash start? Did the pain come before the rash?", final])
     assert {"Gives a clear management plan for the right diagnosis", "Acknowledges the patient's concerns with "
             "empathy, for example saying they understand the worry.", "Gives safety-netting advice",
-            "Asks about the red flag"} <= met, met
+            "Asks about or addresses the red flag"} <= met, met
     cheap = _met(case, ["I know the pain is horrible. Get seen the same day."])
     assert not {"Acknowledges the patient's concerns with empathy, for example saying they understand the worry.",
                 "Gives safety-netting advice"} & cheap, cheap

@@ -517,3 +517,14 @@ def test_a_long_order_is_read_up_to_its_purpose() -> None:
     case = _case(final_diagnosis="Pyoderma gangrenosum", recommended_tests=["Skin biopsy"])
     order = "REQUEST TEST: Skin biopsy from the ulcer edge for histology and culture, please, today"
     assert _met(case, [order, "DIAGNOSIS: Pyoderma gangrenosum\nSteroids."], "Orders the appropriate test: Skin biopsy")
+
+
+@pytest.mark.parametrize(("turns", "addressed"), [
+    (["Where is the pain?", "DIAGNOSIS: Left ureteric stone\nNSAID now. Come straight back if the pain isn't "
+      "controlled by the tablets or is uncontrolled overnight."], True),  # addressed in the safety-netting
+    (["Is the pain controlled by painkillers?", "DIAGNOSIS: Left ureteric stone\nNSAID now."], True),  # asked
+    (["Where is the pain?", "DIAGNOSIS: Left ureteric stone\nNSAID now. Drink plenty."], False),
+])
+def test_a_red_flag_is_asked_about_or_addressed(turns: list[str], addressed: bool) -> None:
+    case = _case(final_diagnosis="Left ureteric stone", red_flags=["Uncontrolled pain"], disposition="urgent")
+    assert _met(case, turns, "Asks about or addresses the red flag: Uncontrolled pain") is addressed

@@ -77,7 +77,8 @@ def term_keys(term: str) -> frozenset[str]:
     """A rubric term as keys: a namespaced key stands for itself; a word or phrase is read as text."""
     if term.startswith((INTENT, TEST, METHOD, SITE)):
         return frozenset({term})
-    return frozenset(terms(term)) or frozenset({term.lower()})
+    # a generic concept inside the term ("pain" in "pain_control") never stands for it
+    return frozenset(k for k in terms(term) if k == term or not is_generic(k)) or frozenset({term.lower()})
 
 
 def is_generic(key: str) -> bool:
