@@ -7,11 +7,24 @@ The embedded model is loaded once per session and shared: tests that use it take
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+# The torch threads one process of the project gets (the Makefile's OMP_NUM_THREADS: 2 on two cores).
+PROCESS_THREADS = os.environ.get("OMP_NUM_THREADS") or str(os.cpu_count() or 1)
+# Under pytest-xdist the cores are shared between the workers: each worker's torch gets its share, so two
+# workers never run four threads on two cores (oversubscribed OpenMP threads spin against each other and
+# run several times slower). Set before torch is imported; subprocesses the tests start inherit it.
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _WORKERS > 1:
+    _THREADS = max(1, int(PROCESS_THREADS) // _WORKERS)
+    os.environ["OMP_NUM_THREADS"] = str(_THREADS)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(_THREADS)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"

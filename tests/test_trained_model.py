@@ -1,6 +1,6 @@
 """The trained doctor served and evaluated, as the README's training section ends: a tiny real run of
-``medverifier train`` (one sft step on one case), then ``serve``, ``eval consult`` and ``eval healthbench``
-with ``--model RUN/final``.
+``medverifier train`` (one sft step on one short dialogue of one case), then ``serve``, ``eval consult``
+and ``eval healthbench`` with ``--model RUN/final``.
 
 Each check asserts that the trained checkpoint itself is what answered: its weights fingerprint in the
 eval run's provenance, and the served reply equal to the checkpoint's own greedy reply.
@@ -30,6 +30,7 @@ stage: sft
 model: embedded
 data: {cases: [acs-stemi]}
 warm_start: {variants: 1, seed: 0, concurrency: 1}
+rollout: {max_turns: 3, patient_max_tokens: 12}
 trainer: {per_device_train_batch_size: 1, learning_rate: 1.0e-3, save_steps: 100, disable_tqdm: true,
           report_to: none}
 """

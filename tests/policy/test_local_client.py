@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ import pytest
 
 from policy.engine.client import LocalChatClient
 from policy.model import embedded_checkpoint_dir
+from tests.conftest import PROCESS_THREADS
 from verifier.types import Message
 
 PROMPTS = [
@@ -388,11 +390,20 @@ def test_a_process_that_exits_right_after_a_reply_exits_cleanly(embedded):
     # The decoding thread keeps working (caching the prefix) after it hands the reply back; a process
     # that exits at once used to abort in torch ("terminate called without an active exception",
     # exit -6) in about 3 runs of 4. The atexit hook in policy.engine.engine stops the thread first.
-    for _ in range(3):
-        result = subprocess.run(
-            [sys.executable, "-c", _EXIT_RIGHT_AFTER_A_REPLY], capture_output=True, text=True, timeout=300
-        )
-        assert result.returncode == 0, result.stderr[-2000:]
+    # Three processes, started together: each one's start-up (imports, model load) overlaps the others'.
+    # Each runs torch with the threads of a process of its own, not a test worker's share.
+    env = {**os.environ, "OMP_NUM_THREADS": PROCESS_THREADS}
+    processes = [subprocess.Popen([sys.executable, "-c", _EXIT_RIGHT_AFTER_A_REPLY], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=env) for _ in range(3)]
+    try:
+        results = [(process.communicate(timeout=300), process.returncode) for process in processes]
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    for (_, stderr), returncode in results:
+        assert returncode == 0, stderr[-2000:]
 
 
 def test_the_device_lock_is_handed_over_in_arrival_order():

@@ -23,6 +23,8 @@ from verifier.markers import is_void_turn, parse_diagnoses, parse_orders
 from verifier.types import Message
 
 SAMPLING = SamplingConfig()  # the shared defaults: what the GRPO stages and the consultation eval use
+# for the stages that train on real-model dialogues: three doctor turns, short patient replies
+SHORT_DIALOGUES = {"max_turns": 3, "patient_max_tokens": 12}
 
 
 class PlainPatient:
@@ -125,9 +127,12 @@ def test_the_loss_covers_only_the_doctors_tokens(embedded, template, request) ->
 
 
 def test_sft_stage_trains_on_the_loops_dialogues_and_reads_them_back(embedded, local_client, tmp_path) -> None:
+    # Short dialogues (a history turn, the orders, the diagnosis; short patient replies) keep the warm start
+    # and the steps on them to seconds; the protocol of full-length ones is checked above without a model.
     config = StageConfig(stage="sft", data={"cases": ["acs-stemi", "migraine"]}, warm_start={"variants": 2},
+                         rollout=SHORT_DIALOGUES,
                          trainer={"max_steps": 2, "per_device_train_batch_size": 2, "learning_rate": 1e-4,
-                                  "save_steps": 1, "save_total_limit": 1, "disable_tqdm": True})
+                                  "save_steps": 2, "save_total_limit": 1, "disable_tqdm": True})
     out = tmp_path / "sft"
     result = run_stage(config, out, patient=local_client)
     assert result.stage == "sft" and result.global_step == 2
@@ -171,7 +176,7 @@ def test_sft_then_multiturn_chain_hands_the_checkpoint_on(local_client, tmp_path
         return real(spec, **kwargs)
 
     monkeypatch.setattr(model_mod, "load_model", spy)
-    sft = StageConfig(stage="sft", data={"cases": ["acs-stemi"]}, warm_start={"variants": 1},
+    sft = StageConfig(stage="sft", data={"cases": ["acs-stemi"]}, warm_start={"variants": 1}, rollout=SHORT_DIALOGUES,
                       trainer={"per_device_train_batch_size": 1, "disable_tqdm": True, "save_steps": 100,
                                "save_only_model": True})
     multi = StageConfig(

@@ -22,7 +22,7 @@ def serve_subprocess(db: Path, log: Path, args: Sequence[str] = ()) -> Iterator[
     port = free_port()
     command = [sys.executable, "-m", "serving.cli", "serve", "--port", str(port), "--db", str(db),
                "--api-key", KEY_A, "--log-level", "warning", *args]
-    env = {**os.environ, "OMP_NUM_THREADS": "2", "MEDVERIFIER_DEFAULT_MAX_TOKENS": "6"}
+    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2"), "MEDVERIFIER_DEFAULT_MAX_TOKENS": "6"}
     with log.open("ab") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
