@@ -115,8 +115,8 @@ def reference_history(case: Case) -> Turns:
 
 
 def reference_tests(case: Case) -> list[str]:
-    """The tests the reference doctor orders, the case's most telling first."""
-    return list(dict.fromkeys(case.recommended_tests[:5] or [test_name(k) for k in case.test_results]))[:6]
+    """The tests the reference doctor orders: those the case's rubric asks for, the most telling first."""
+    return clinical.case_tests(case)
 
 
 def reference_orders(case: Case) -> Turns:

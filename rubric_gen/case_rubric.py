@@ -55,7 +55,6 @@ CASE_RUBRIC_VERSION = "8"
 GENERATOR_NAME = "case"
 
 MAX_QUESTIONS = 6
-MAX_TESTS = 5
 MAX_RED_FLAGS = 3
 # Focus, not counting: a checklist turn ("Onset? Fever? Rash? Meds? Allergies? Travel? Smoker? ...") is
 # history-taking however many it asks of the case in hand; the barrage is many questions about nothing in it
@@ -85,7 +84,8 @@ _STOP = frozenset(
 _SHORT_WORDS = frozenset({"arm", "arms", "jaw", "leg", "eye", "ear", "hip", "toe", "lip", "rib", "gum", "sex", "flu"})
 # Words shared by most questions of a complaint: they never distinguish one key question.
 _UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurts", "get", "notice", "noticed", "feel",
-                               "anywhere", "anything", "else", "lately", "often", "still", "ever", "usually"})
+                               "anywhere", "anything", "else", "lately", "often", "still", "ever", "usually",
+                               "happen", "happens", "occur", "occurs"})
 _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
     "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear", "that sounds",
@@ -105,7 +105,7 @@ _EMPATHY_TERMS = [
     "did exactly the right thing", "anything you've done", "anything you did", "nothing you did", "nothing you've done",
     "doing brilliantly", "doing a great job", "doing a brilliant job", "doing a good job", "doing great",
     "doing so well", "i'm glad", "i am glad", "really glad", "so glad", "well done",
-    "big diagnosis", "big news", "lot to deal with",
+    "big diagnosis", "big news", "lot to deal with", "lot to hear",
 ]
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
@@ -113,7 +113,7 @@ _EMPATHY_TERMS = [
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|persists?|develop\w*|new|"
                r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
                r"same[- ]day|tell (?:us|me|staff|the "
-               r"nurses?|your nurse|a nurse|the team|someone)|emergency|urgent\w*|911|999|112|111|a&e|ed|er|ambulance|"
+               r"nurses?|your nurse|a nurse|the team|someone)|emergency|urgent\w*|911|999|112|111|000|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
 _NET_GO = (r"(?:come|go|head|get|bring (?:her|him|them|the baby|the child|your \w+))(?: straight| right)?(?: back)?"
@@ -125,14 +125,16 @@ _NET_GO = (r"(?:come|go|head|get|bring (?:her|him|them|the baby|the child|your \
            r"get in touch|be seen|(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone)|"
            r"shout for (?:us|help|a nurse|the nurse)|(?:urgent|emergency) (?:help|care|review|advice|assessment)|"
            r"press (?:the |your )?(?:buzzer|call bell|bell|call button)|"
+           r"let (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?|a doctor) know|"
            r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:the )?(?:a&e|ed|er|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
+           r"(?:an )?ambulance|back(?= (?:if|should|whenever|urgently|same[- ]day|today)\b)|"
            r"back (?:sooner|earlier|promptly|asap|"
            r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
 _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|(?:on )?the same day|"
              r"same[- ]day|without waiting|now")
-_NET_EMERGENCY = r"911|999|112|an ambulance|emergency services|(?:the )?(?:a&e|ed|er|emergency(?: department| room)?)"
-_NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately )*(?:a&e|ed|er|999|911|112|111|"
-                 r"emergency|ambulance|return\w*|come back|straight back|right back|back in|same[- ]day|urgent\w*|"
+_NET_EMERGENCY = r"911|999|112|000|an ambulance|emergency services|(?:the )?(?:a&e|ed|er|emergency(?: department| room)?)"
+_NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately )*(?:a&e|ed|er|999|911|112|111|000|"
+                 r"emergency|ambulance|hospital|return\w*|come back|straight back|right back|back in|same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty)"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112|"
                  r"nurses?|doctor|gp|help)"
@@ -149,8 +151,10 @@ _SAFETY_NET_RE = (
     rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY})|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
     rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) (?:help|care|"
     rf"attention|advice|review))\b[^.!?\n]{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
+    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return)\b[^.!?\n]{{0,25}}?\bfor\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
-    rf"|(?:^|[.!?\n])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
+    r"|\breturn precautions\b[^.!?\n]{0,20}?:\s*\w"  # the American heading for it
+    rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."
     rf"|(?:^|[.!?\n:])[^.!?\n]{{3,160}},\s*{_NET_TERMINAL}\s*(?:[.!]|$)"
@@ -188,7 +192,9 @@ _JUDGE_ADDRESS_RE = (
     r"(mark|grade|score) (all|every|each|this)|ignore (the|all|any|previous|prior) (rubric|instructions?|criteria)|"
     r"full marks|maximum score)\b"
 )
+# Advice against it ("don't wait and see", "never drive yourself") is safety advice, not the danger.
 _DANGEROUS_RE = (
+    r"(?<!\bdon't )(?<!\bdon’t )(?<!\bdo not )(?<!\bnever )(?<!\bnot )(?<!\bno )"
     r"\b(drive (yourself|himself|herself)|(wait|sleep) (it off|and see)|wait until (tomorrow|morning|next week)|"
     r"(double|extra) (the |your )?dose|stop (taking )?all (your )?medications?)\b"
 )
@@ -336,25 +342,9 @@ def _shared_words(texts: list[str]) -> frozenset[str]:
     return frozenset(w for w, n in counts.items() if n >= 2)
 
 
-# A result an imported record gives as no result ("Not indicated in the scenario provided", "N/A"): the test is
-# not one the case calls for.
-_NO_RESULT_RE = re.compile(r"\s*(?:not\s+(?:indicated|performed|done|applicable|assessed|required|obtained)|n/?a)\b",
-                           re.IGNORECASE)
-
-
 def case_tests(case: Case) -> list[str]:
-    """The tests a consultation on ``case`` should order: its recommended tests, else its results
-    grouped into the tests a clinician orders (the parts of a blood count are one test), those that
-    make a diagnosis (imaging, biopsy, a smear, a specific assay) before first-line panels."""
-    if case.recommended_tests:
-        firsts = {t.strip().lower(): t.strip() for t in reversed(case.recommended_tests) if t.strip()}
-        return list(dict.fromkeys(firsts[t.strip().lower()] for t in case.recommended_tests if t.strip()))[:MAX_TESTS]
-    held = {label: value for label, value in case.test_results.items() if not _NO_RESULT_RE.match(value)}
-    # a label that names no test, method or site ("Additional Tests > Suggestion") is a note, not a test to order
-    groups = [(name, labels) for name, labels in clinical.test_groups(held)
-              if (order := clinical.read_order(name)).tests or order.methods or order.sites]
-    ordered = sorted(groups, key=lambda g: all(clinical.is_routine(lab) for lab in g[1]))
-    return [name for name, _ in ordered][:MAX_TESTS]
+    """The tests a consultation on ``case`` should order (the clinical layer's ``case_tests``)."""
+    return clinical.case_tests(case)
 
 
 def indicated_tests(case: Case) -> list[str]:

@@ -53,7 +53,9 @@ _NEGATION = re.compile(
 )
 _QUALIFIER = re.compile(
     r"\b(?:due to|secondary to|caused by|because of|from|following|after|associated with|complicated by|"
-    r"triggered by|related to|in the setting of|on a background of|with|status post)\b",
+    r"triggered by|related to|in the setting of|on a background of|with|status post|"
+    # what the condition causes, after it: "Late dumping syndrome after sleeve gastrectomy, causing hypoglycaemia"
+    r"causing|leading to|resulting in|presenting as|manifesting as)\b",
     re.IGNORECASE,
 )
 _ASIDE = re.compile(r"\([^()]*\)")

@@ -35,6 +35,20 @@ _ORDER_RE = re.compile(r"REQUEST\s+(TEST|EXAM|EXAMINATION)\s*:\s*(.+)", re.IGNOR
 _ORDER_SPLIT = re.compile(r"\s*(?:,|;|\+|\s&\s)\s*", re.IGNORECASE)
 
 
+def _split_outside_brackets(line: str) -> list[str]:
+    """``_ORDER_SPLIT`` pieces of an order line, a bracketed aside kept whole: "hepatitis panel (HBsAg, anti-HBc,
+    anti-HCV), HIV" is two orders, the panel with its parts named in the aside, and HIV."""
+    masked, depth = [], 0
+    for char in line:  # separators inside brackets become spaces, so the split never sees them
+        depth = depth + 1 if char == "(" else max(depth - 1, 0) if char == ")" else depth
+        masked.append(" " if depth and char in ",;+&" else char)
+    pieces, start = [], 0
+    for match in _ORDER_SPLIT.finditer("".join(masked)):
+        pieces.append(line[start:match.start()])
+        start = match.end()
+    return [*pieces, line[start:]]
+
+
 def parse_orders(text: str) -> list[tuple[str, str]]:
     """Every ordered item as ``(kind, name)``, kind ``"test"`` or ``"exam"``; a line that orders several
     ("REQUEST TEST: ECG, troponin, chest X-ray") gives one entry per item. "and" and "/" do not split,
@@ -45,7 +59,7 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for match in _ORDER_RE.finditer(text):
         kind = "test" if match.group(1).upper() == "TEST" else "exam"
-        for name in _ORDER_SPLIT.split(match.group(2)):
+        for name in _split_outside_brackets(match.group(2)):
             name = name.strip().strip(".*[]\"'").strip()
             if not name:
                 continue

@@ -59,10 +59,12 @@ _EMERGENCY_RE = re.compile(
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))\s*emergency\s*[-\u2013\u2014:,.]"  # a plan headed "Emergency - ..." or "Emergency: ..."
     r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+)?(?:now|immediately|straight\s+away|right\s+away)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
+    r"|(?:stay|staying|remain|be\s+kept|keep(?:ing)?\s+(?:you|her|him|them))\s+in\s+(?:the\s+)?hospital"  # admitted now
     r"|(?:admit(?:ted|ting)?|admission)\s*[,:]?\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:(?:to|into)\s+)?"
     r"(?:the\s+|a\s+)?(?:step[- ]?down\s*/\s*)?(?:intensive\s+care|icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit"
     r"|coronary\s+care|ccu|step[- ]?down)"
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))\s*(?:plan\s*[:,-]\s*)?admit(?:ted)?\s*(?:[.!;\n]|$)"  # "Plan: admit."
+    r"|(?<=\bnow, )admit(?:ted)?\s*(?:[.!;\n]|$)"  # "Plan: surgical referral now, admit."
     r"|(?:taking|take|rushing|going|to)\s+(?:you\s+|her\s+|him\s+)?(?:straight\s+)?(?:to|for)\s+(?:theatres?|the\s+operating\s+room"
     r"|the\s+or\b|the\s+(?:cath(?:eter)?|heart)\s+lab|emergency\s+surgery|thrombectomy)"
     # reperfusion now: "thrombolysis now", "TNK now", "straight to thrombectomy", "primary angioplasty"
@@ -74,7 +76,7 @@ _EMERGENCY_RE = re.compile(
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
     # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
     # right now"); a referral "urgently" may be a routine clinic's fast track, so only now and its synonyms
-    r"|(?:surgeons?|surgical\s+(?:team|registrar|reg)|icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care)\b"
+    r"|(?:surgeons?|surgical\s+(?:team|registrar|reg|referral|review|opinion)|icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care)\b"
     r"[^.!?\n;]{0,60}?\b(?:now|immediately|right\s+away|straight\s+away|stat)\b"
     r"|(?:icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care)\s+(?:team\s+)?(?:has|have)\s+accepted"
     r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team))",
@@ -99,6 +101,8 @@ def _user_regex(pattern: str, ignore_case: bool) -> re.Pattern[str]:
 _SENTENCE_RE = re.compile(r"(?:[^.?!\n]|\.(?=\d))+[.?!]*")  # "7.1" does not end a sentence
 _AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
 MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
+_REFERS_BACK_RE = re.compile(r"\b(?:it|that|this|they|them|those|these|the same|similar)\b", re.IGNORECASE)
+MOST_OF_GROUP, MOST_OF_GROUP_MIN = 0.75, 4  # a group of 4 or more results is ordered when 3 in 4 are
 _ASIDE_RE = re.compile(r"\([^()]*\)")
 _PURPOSE_RE = re.compile(r"\s(?:for|to|looking for|to look for|to rule out|to exclude|r/o|with)\s", re.IGNORECASE)
 _ASKING_RE = re.compile(
@@ -109,7 +113,9 @@ _ASKING_RE = re.compile(
 _CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise|in an emergency|in emergencies)\b",
                              re.IGNORECASE)
 _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|impression|assessment|diagnosis|next steps?|now"
-                           r"|immediately|right now|emergency)\b",
+                           r"|immediately|right now|emergency"
+                           r"|what(?:'s| is)?\s+(?:happens|happening|we(?:'ll|\s+will|'re\s+going\s+to)?\s+do|"
+                           r"i(?:'ll|\s+will|'m\s+going\s+to)\s+do|needs\s+to\s+happen)(?:\s+now|\s+next)?)\b",
                            re.IGNORECASE)
 _DONE_NOW_RE = re.compile(r"emergency|admi", re.IGNORECASE)  # what the doctor is doing, not where to go
 _NOW_RE = re.compile(r"\b(?:now|immediately|right away|straight away|at once)\b", re.IGNORECASE)
@@ -118,7 +124,9 @@ _IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at 
 # pain or breathlessness, call 911". "This means calling an ambulance now" is still outright.
 _RULE_HEAD_RE = re.compile(
     r"^\s*(?:(?!(?:this|that|it|which)\b)\w[^.!?\n]{2,120}\bmeans?\s+(?:you\s+(?:should|must|need\s+to)\s+)?"
-    r"|for\s+(?!now\b|(?:this|that|your)\b)[^.!?\n,]{3,100},\s*)$",
+    r"|for\s+(?!now\b|(?:this|that|your)\b)[^.!?\n,]{3,100},\s*"
+    # a clipped condition: "Any CP with exertion, sweating or SOB, call 911"
+    r"|any\s+[^.!?\n]{3,120},\s*)$",
     re.IGNORECASE,
 )
 
@@ -200,7 +208,9 @@ def _mentions_any(text: str, terms: list[str]) -> str | None:
 CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibiotics|fluids|surgery|operation|assessment"
               r"|review|monitoring|observation|admission|tests?|scans?|imaging|x-?rays?|ct|mri|bloods?|blood\s+tests?|iv"
               r"|oxygen|drip|pain\s+relief|surgeons?|you|her|him|them|us|me|transport|ambulance|help|further|urgent"
-              r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up)\b")
+              r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up"
+              r"|injections?|jabs?|vaccines?|vaccinations?|dressings?|stitches|sutures|removal|checks?|recheck|repeat"
+              r"|prescriptions?|procedures?|physio\w*|visits?)\b")
 _FOR_CONDITION_RE = re.compile(
     r"^\s*(?:(?:or|and)\s+(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for"
     rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now|(?:the\s+)?same[- ]day)\s+)?(?:for|with)\s+(?!{CARE_WORDS})",
@@ -220,7 +230,8 @@ def _names_symptoms(lead: str) -> bool:
     statement does not ("This is serious - call 999 now")."""
     return not _STATEMENT_RE.match(lead) and any(not clinical.is_generic(k) for k in clinical.concepts(lead))
 _COMMA_IF_RE = re.compile(r"\s*,\s*(?:if|should|in case|whenever|unless)\b", re.IGNORECASE)
-_SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|a&e|ed|er|emergency\s+(?:room|department|services))\b",
+_SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|000|a&e|ed|er|emergency\s+(?:room|department|services)"
+                      r"|(?:seek|get)\s+(?:immediate|emergency|urgent))\b",
                       re.IGNORECASE)
 
 
@@ -282,12 +293,24 @@ def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
     for turn, asked in zip(transcript.assistant[:limit], transcript.questions()[:limit], strict=True):
         if len(asked) > check.max_questions or len(turn.split()) > check.max_words:
             continue
+        before: frozenset[str] = frozenset()
         for question in asked:
-            if _hits(clinical.asked(question), groups) >= check.min_groups:
+            keys = clinical.asked(question)
+            # a follow-up that points back ("Any pain in her legs? Does it wake her at night?") or names nothing of its
+            # own ("How long does he stop breathing? How often now?") asks about what the question before it named
+            follow_up = _REFERS_BACK_RE.search(question) or _elliptical(keys)
+            if _hits(keys | (before if follow_up else frozenset()), groups) >= check.min_groups:
                 return True, f"asked {question[:120]!r}"
+            before = keys
     where = " before the diagnosis" if end is not None else ""
     return False, (f"no question about {[g[0] for g in check.groups]}{where} in a turn of at most "
                    f"{check.max_questions} questions and {check.max_words} words")
+
+
+def _elliptical(keys: frozenset[str]) -> bool:
+    """A question that names nothing of its own: only what it asks (intents) and words too broad to tell questions
+    apart ("How often now?", "Worse at night?" is not: night)."""
+    return not any(clinical.is_key(k) and not k.startswith(clinical.INTENT) and not clinical.is_generic(k) for k in keys)
 
 
 def _looks_for(check: LooksFor, transcript: _Transcript) -> tuple[bool, str]:
@@ -327,26 +350,36 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     wanted = [clinical.read_order(t) for t in check.tests]
     together: list[str] = []
     held: set[str] = set()
-    for kind, name in transcript.orders():
-        if len(name.split()) > MAX_ORDER_WORDS:  # a bracketed aside may clarify a test: "(front and frog-leg views)",
-            # and so may what follows a colon: "arthrocentesis R 1st MTP: crystal analysis under polarised light"
-            name = _PURPOSE_RE.split(_ASIDE_RE.sub(" ", name).split(":")[0], maxsplit=1)[0].strip()
-            if len(name.split()) > MAX_ORDER_WORDS:
-                continue
-        order = clinical.read_order(name, exam=kind == "exam")
-        if any(clinical.names(order, target) for target in wanted):
-            return name
-        if check.holds:
-            named = set(clinical.resolve(name, check.holds, exam=kind == "exam").named)
-            if named == set(check.holds):
+    for kind, whole in transcript.orders():
+        for name in _order_readings(whole):
+            order = clinical.read_order(name, exam=kind == "exam")
+            if any(clinical.names(order, target) for target in wanted):
                 return name
-            if named:
-                together.append(name)
-                held |= named
-    # The results of one group may be ordered in several lines ("BMP" and "LFTs" for a chemistry panel).
-    if check.holds and held == set(check.holds):
+            if check.holds:
+                named = set(clinical.resolve(name, check.holds, exam=kind == "exam").named)
+                if named == set(check.holds):
+                    return name
+                if named - held:
+                    together.append(name)
+                    held |= named
+    # The results of one group may be ordered in several lines ("BMP" and "LFTs" for a chemistry panel), and a
+    # group of several results is ordered when most of them are, in the clinician's own panels ("U&Es, glucose,
+    # calcium" for a basic metabolic panel that also holds the chloride and bicarbonate).
+    if check.holds and (held == set(check.holds)
+                        or (len(check.holds) >= MOST_OF_GROUP_MIN and len(held) >= MOST_OF_GROUP * len(check.holds))):
         return " + ".join(together)
     return None
+
+
+def _order_readings(name: str) -> list[str]:
+    """What one order line may name: itself; a long one up to its purpose ("skin biopsy from the ulcer edge for
+    histology and culture"), and the purpose where it names the test ("skin biopsy next to a blister for direct
+    immunofluorescence"). A bracketed aside may clarify a test ("(front and frog-leg views)"), and so may what
+    follows a colon ("arthrocentesis R 1st MTP: crystal analysis under polarised light")."""
+    if len(name.split()) <= MAX_ORDER_WORDS:
+        return [name]
+    pieces = [p.strip() for p in _PURPOSE_RE.split(_ASIDE_RE.sub(" ", name).split(":")[0])]
+    return [p for p in pieces if p and len(p.split()) <= MAX_ORDER_WORDS]
 
 
 def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[int, list[str]]:

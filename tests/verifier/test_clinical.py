@@ -271,6 +271,20 @@ def test_every_imported_test_is_answered_and_credited_alike(agentclinic_path) ->
             assert any(r.met for r in results if r.criterion.endswith(f"test: {test}.")), (case.id, test)
 
 
+def test_the_reference_doctor_orders_the_rubric_s_tests_and_earns_them(agentclinic_path) -> None:
+    """The audit's reference is the exact-wording yardstick of the recall figures: on every case of both sets it
+    orders the tests the rubric asks for (the layer's ``case_tests``), and earns every test item."""
+    from patient_sim.cases import import_agentclinic
+    from patient_sim.doctors import reference, reference_tests
+
+    grader = RuleGrader()
+    for case in [*project_cases(), *import_agentclinic(agentclinic_path)]:
+        assert reference_tests(case) == case_tests(case) == clinical.case_tests(case), case.id
+        results = grader.grade_sync(dialogue(case, reference(case)), build_case_rubric(case).items)
+        unmet = [r.criterion for r in results if r.criterion.startswith("Orders the appropriate test") and not r.met]
+        assert not unmet, (case.id, unmet)
+
+
 # --------------------------------------------------------------------------- the issue's own examples
 def test_the_web_page_appendicitis_consultation_earns_the_reference_s_credit() -> None:
     """Issue 28's clinician, in their own words, on acute-appendicitis: every key question, the tests by

@@ -125,6 +125,7 @@ class _Concept(BaseModel):
     stems: list[str] = Field(default_factory=list)  # words after the stemmer ("agonis" for agonising)
     sign: bool = False  # looked for on examination rather than asked about (a rigid abdomen, pallor)
     found_by: list[str] = Field(default_factory=list)  # the test or site whose examination finds the sign
+    within: list[str] = Field(default_factory=list)  # broader concepts its phrases also count for (nocturia: urinary)
 
 
 class _Intent(BaseModel):
@@ -279,11 +280,16 @@ def _layer() -> _Layer:
                 placed_as.setdefault(TEST + entry.id, []).append((methods, sites))
     names.setdefault(EXAM, "examination")
     stems: dict[str, str] = {}
+    ids = {c.id for c in language.concepts}
     for concept in language.concepts:
         names[concept.id] = (concept.phrases or concept.stems or [concept.id])[0]
+        unknown_within = sorted(set(concept.within) - ids)
+        if unknown_within:
+            raise ValueError(f"{LANGUAGE_FILE}: concept {concept.id!r} is within unknown concepts {unknown_within}")
         for phrase in concept.phrases:
-            phrases.add(phrase, concept.id)
-            order_phrases.add(phrase, concept.id)
+            for key in (concept.id, *concept.within):
+                phrases.add(phrase, key)
+                order_phrases.add(phrase, key)
         for word in concept.stems:
             stems[stem(word)] = concept.id
     intents = tuple(
@@ -312,12 +318,17 @@ def _terms(text: str, order: bool = False) -> tuple[tuple[str, ...], tuple[str, 
     layer = _layer()
     phrases = layer.order_phrases if order else layer.phrases
     tokens = folded(text)
-    nested = [key for _, _, key in phrases.matches(tokens)]
     keys: list[str] = []
     covered = [False] * len(tokens)
+    generic_spans = []
     for begin, end, key in phrases.spans(tokens):
         keys.append(key)
         covered[begin:end] = [True] * (end - begin)
+        if key in layer.generic:
+            generic_spans.append((begin, end))
+    # a phrase inside a generic one is not what it talks about: "relative to meals" names no relatives
+    nested = [key for b, e, key in phrases.matches(tokens)
+              if not any(gb <= b and e <= ge and (gb, ge) != (b, e) for gb, ge in generic_spans)]
     rest: list[str] = []
     for token, used in zip(tokens, covered, strict=True):
         if used or token in STOPWORDS:

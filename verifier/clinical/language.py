@@ -43,7 +43,9 @@ def topics(text: str) -> list[tuple[str, ...]]:
         spans.setdefault((begin, end), []).append(key)
         covered[begin:end] = [True] * (end - begin)
     for (begin, end), keys in spans.items():
-        inner = [k for b, e, k in matches if begin <= b and e <= end and k not in keys]
+        # a phrase inside a generic one is not what it talks about: "relative to meals" names no relatives
+        inner = [] if all(k in layer.generic for k in keys) else [
+            k for b, e, k in matches if begin <= b and e <= end and k not in keys]
         groups.append(tuple(dict.fromkeys([*keys, *inner])))
     for token, used in zip(tokens, covered, strict=True):
         if not used and token not in STOPWORDS and token not in said:
@@ -74,11 +76,13 @@ def asked(question: str) -> frozenset[str]:
 
 
 def term_keys(term: str) -> frozenset[str]:
-    """A rubric term as keys: a namespaced key stands for itself; a word or phrase is read as text."""
+    """A rubric term as keys: a namespaced key or a concept id stands for itself ("erectile_function"); a word or
+    phrase is read as text."""
     if term.startswith((INTENT, TEST, METHOD, SITE)):
         return frozenset({term})
     # a generic concept inside the term ("pain" in "pain_control") never stands for it
-    return frozenset(k for k in terms(term) if k == term or not is_generic(k)) or frozenset({term.lower()})
+    read = frozenset(k for k in terms(term) if k == term or not is_generic(k)) or frozenset({term.lower()})
+    return read | {term} if term in _layer().names else read
 
 
 def is_generic(key: str) -> bool:

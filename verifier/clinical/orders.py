@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 from verifier.clinical.data import _LABEL_WORDS, EXAM, INTENT, METHOD, SITE, TEST, _layer, _terms, label, stem
+
+if TYPE_CHECKING:
+    from verifier.types import Case
 
 
 @dataclass(frozen=True)
@@ -246,3 +251,26 @@ def test_groups(labels: Iterable[str]) -> list[tuple[str, list[str]]]:
             groups[identity] = (name, [])
         groups[identity][1].append(lab)
     return list(groups.values())
+
+
+MAX_CASE_TESTS = 5  # the tests a case's rubric asks for
+# A result an imported record gives as no result ("Not indicated in the scenario provided", "N/A"): the test is
+# not one the case calls for.
+_NO_RESULT_RE = re.compile(r"\s*(?:not\s+(?:indicated|performed|done|applicable|assessed|required|obtained)|n/?a)\b",
+                           re.IGNORECASE)
+
+
+def case_tests(case: Case) -> list[str]:
+    """The tests a consultation on ``case`` should order, the case's most telling first: its recommended tests,
+    else its results grouped into the tests a clinician orders (the parts of a blood count are one test), those
+    that make a diagnosis (imaging, biopsy, a smear, a specific assay) before first-line panels. The rubric asks
+    for these and the audit's reference doctor orders them, so the two never differ."""
+    if case.recommended_tests:
+        firsts = {t.strip().lower(): t.strip() for t in reversed(case.recommended_tests) if t.strip()}
+        return list(dict.fromkeys(firsts[t.strip().lower()] for t in case.recommended_tests if t.strip()))[:MAX_CASE_TESTS]
+    held = {lab: value for lab, value in case.test_results.items() if not _NO_RESULT_RE.match(value)}
+    # a label that names no test, method or site ("Additional Tests > Suggestion") is a note, not a test to order
+    groups = [(name, labels) for name, labels in test_groups(held)
+              if (order := read_order(name)).tests or order.methods or order.sites]
+    ordered = sorted(groups, key=lambda g: all(is_routine(lab) for lab in g[1]))
+    return [name for name, _ in ordered][:MAX_CASE_TESTS]
