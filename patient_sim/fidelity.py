@@ -15,7 +15,7 @@ import numpy as np
 
 from patient_sim import text as tx
 from patient_sim.checker import clinical_vocabulary
-from patient_sim.facts import MEDICINES, Fact, names_medicine
+from patient_sim.facts import MEDICINES, Fact, is_open_question, names_medicine
 from verifier import clinical
 from verifier.types import Case
 
@@ -272,12 +272,19 @@ def record_silent(question: str, facts: Sequence[Fact]) -> bool:
     groups = [{k for k in g if clinical.is_key(k) and not clinical.is_generic(k)}
               for g in clinical.topics(question) if not g[0].startswith(clinical.INTENT)]
     groups = [g for g in groups if g]
+    answered = {i for fact in facts for i in clinical.answers(fact.text)}
     if not groups:
-        return False
-    if clinical.intents(question) & {i for fact in facts for i in clinical.answers(fact.text)}:
+        # only how it asks ("How long has this been going on?", "Night pain?"): silent when no fact answers that;
+        # an open question ("Anything else?") asks for the story, which the record always holds
+        asks = clinical.intents(question)
+        return bool(asks) and not asks & answered and not is_open_question(question)
+    if clinical.intents(question) & answered:
         return False  # "Any previous stones?" is answered by "No previous illnesses"
-    if _content_words(question) & {w for fact in facts for w in _content_words(fact.text)}:
-        return False  # a word of the question in a fact the layer reads otherwise ("walk a few steps")
+    # a word of the question in a fact the layer reads otherwise ("walk a few steps"); not for a question about a
+    # record topic only, which its topic's facts answer ("drug" of "Drug allergies?" in "no drug use" answers nothing)
+    topical = all(any(k in RECORD_TOPICS for k in group) for group in groups)
+    if not topical and _content_words(question) & {w for fact in facts for w in _content_words(fact.text)}:
+        return False
     named = [set(clinical.terms(fact.text)) for fact in facts]
     for group in groups:
         asked = {RECORD_TOPICS[k] for k in group if k in RECORD_TOPICS}

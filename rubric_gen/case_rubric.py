@@ -85,7 +85,7 @@ _SHORT_WORDS = frozenset({"arm", "arms", "jaw", "leg", "eye", "ear", "hip", "toe
 # Words shared by most questions of a complaint: they never distinguish one key question.
 _UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurts", "get", "notice", "noticed", "feel",
                                "anywhere", "anything", "else", "lately", "often", "still", "ever", "usually",
-                               "happen", "happens", "occur", "occurs"})
+                               "happen", "happens", "occur", "occurs", "noted"})
 _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
     "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear", "that sounds",
@@ -105,7 +105,8 @@ _EMPATHY_TERMS = [
     "did exactly the right thing", "anything you've done", "anything you did", "nothing you did", "nothing you've done",
     "doing brilliantly", "doing a great job", "doing a brilliant job", "doing a good job", "doing great",
     "doing so well", "i'm glad", "i am glad", "really glad", "so glad", "well done",
-    "big diagnosis", "big news", "lot to deal with", "lot to hear",
+    "big diagnosis", "big news", "lot to deal with", "lot to hear", "not you being weak", "not a weakness",
+    "not a sign of weakness",
 ]
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
@@ -117,7 +118,7 @@ _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
 _NET_GO = (r"(?:come|go|head|get|bring (?:her|him|them|the baby|the child|your \w+))(?: straight| right)?(?: back)?"
-           r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emergency(?: department| room)?|hospital|urgent care|clinic|"
+           r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emerg|emergency(?: department| room)?|hospital|urgent care|clinic|"
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|"
            r"(?:call|ring|phone|dial|contact|see) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
            r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours)|your (?:gp|doctor|midwife|team)|a doctor|"
@@ -126,14 +127,15 @@ _NET_GO = (r"(?:come|go|head|get|bring (?:her|him|them|the baby|the child|your \
            r"shout for (?:us|help|a nurse|the nurse)|(?:urgent|emergency) (?:help|care|review|advice|assessment)|"
            r"press (?:the |your )?(?:buzzer|call bell|bell|call button)|"
            r"let (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?|a doctor) know|"
-           r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:the )?(?:a&e|ed|er|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
+           r"(?:call|ring|phone) (?:sooner|earlier|back sooner)|"
+           r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:the )?(?:a&e|ed|er|emerg|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
            r"(?:an )?ambulance|back(?= (?:if|should|whenever|urgently|same[- ]day|today)\b)|"
            r"back (?:sooner|earlier|promptly|asap|"
-           r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
+           r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|emerg|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
 _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|(?:on )?the same day|"
              r"same[- ]day|without waiting|now")
-_NET_EMERGENCY = r"911|999|112|000|an ambulance|emergency services|(?:the )?(?:a&e|ed|er|emergency(?: department| room)?)"
-_NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately )*(?:a&e|ed|er|999|911|112|111|000|"
+_NET_EMERGENCY = r"911|999|112|000|an ambulance|emergency services|(?:the )?(?:a&e|ed|er|emerg|emergency(?: department| room)?)"
+_NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately )*(?:a&e|ed|er|emerg|999|911|112|111|000|"
                  r"emergency|ambulance|hospital|return\w*|come back|straight back|right back|back in|same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty)"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112|"
@@ -151,7 +153,11 @@ _SAFETY_NET_RE = (
     rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY})|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
     rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) (?:help|care|"
     rf"attention|advice|review))\b[^.!?\n]{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
-    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return)\b[^.!?\n]{{0,25}}?\bfor\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc)\b[^.!?\n]{{0,25}}?\bfor\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY}|a&e|emerg)\s+(?:for|with)\s+(?!{CARE_WORDS})"
+    # a condition led by "any": "Any further fits, breathing pauses or colour change, call the nurse at once."
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))any\s+[^.!?\n]{3,140},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     r"|\breturn precautions\b[^.!?\n]{0,20}?:\s*\w"  # the American heading for it
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
@@ -366,7 +372,7 @@ def case_questions(case: Case) -> list[str]:
 
 # Always part of a history, whatever the case: never "about nothing in the case".
 _CORE_HISTORY = ["medication", "allergy", "smoking", "alcohol", "family history", "past medical history",
-                 "occupation", "pregnant", "drugs"]
+                 "occupation", "pregnant", "drugs", "recreational drugs"]
 
 
 # A state ("ruptured", "burst") qualifies a differential as "acute" does: weighing a Baker's cyst weighs a ruptured one.

@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 MAX_EXTRA_WORDS = 6
+# A bracketed aside may explain the diagnosis in plain words ("Syringomyelia (fluid-filled cavity in the spinal cord,
+# cervical to upper thoracic)"): its words count apart, up to this many.
+MAX_ASIDE_WORDS = 12
 
 _FILLER = frozenset(
     """the a an of and in on at with to for is are was be this that it its my your his her their likely
@@ -377,7 +380,8 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
                     if content(p) - GENERIC and not _NEGATION.match(p)]
     ids: list[str] = []
     naming_parts = 0
-    crowded_tail = False
+    # conditions hidden in brackets ("Migraine (tension headache, cluster headache, sinusitis)") are a list too
+    crowded_tail = len({c for aside in _ASIDE.findall(sentence) for c in _named(aside, lex) if c != "answer"}) > 1
     for part in kept:
         head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
         found = sorted(set(_named(head, lex)))
@@ -448,13 +452,15 @@ def match_diagnosis(
     statement = parse_statement(stated, lex)
     # Not a list, so at most one part names a condition; the others qualify it ("MI, acute inferior").
     heads = [_split_qualifier(p)[0] for p in statement.parts] or [statement.head]
-    head_tokens = frozenset().union(*(content(re.sub(r"\([^)]*\)", " ", h)) | content(h) for h in heads))
+    head_tokens = frozenset().union(*(content(_ASIDE.sub(" ", h)) for h in heads))
+    aside_tokens = frozenset().union(*(content(a) for h in heads for a in _ASIDE.findall(h))) - head_tokens
     if extra_statements:
         return Match(False, f"{extra_statements + 1} different diagnoses stated", statement=statement)
     if statement.listed:
         return Match(False, f"a list, not one diagnosis: {statement.text!r}", statement=statement)
-    if not head_tokens or head_tokens <= GENERIC or (
-        not statement.conditions and head_tokens <= GENERIC | {fold(w) for w in BODY}
+    stated_tokens = head_tokens | aside_tokens  # "Heart attack (STEMI)": the aside may name it
+    if not stated_tokens or stated_tokens <= GENERIC or (
+        not statement.conditions and stated_tokens <= GENERIC | {fold(w) for w in BODY}
     ):
         return Match(False, f"too vague to be a diagnosis: {statement.head!r}", statement=statement)
     if _as_cause(statement, lex):
@@ -467,12 +473,13 @@ def match_diagnosis(
                      statement=statement)
     # The words of every accepted name the statement holds restate the diagnosis, not add to it ("Jersey finger:
     # rupture of the flexor digitorum profundus tendon", both the case's names).
-    named = [tokens for tokens in _accepted_heads(accepted) if tokens <= head_tokens]
+    named = [tokens for tokens in _accepted_heads(accepted) if tokens <= stated_tokens]
     if named:
         extra = head_tokens - frozenset().union(*named) - GENERIC
-        if len(extra) > MAX_EXTRA_WORDS:
-            return Match(False, f"{len(extra)} words beyond the diagnosis: {statement.head!r}",
-                         single=True, statement=statement)
+        aside = aside_tokens - frozenset().union(*named) - GENERIC
+        if len(extra) > MAX_EXTRA_WORDS or len(aside) > MAX_ASIDE_WORDS:
+            return Match(False, f"{len(extra)} words beyond the diagnosis and {len(aside)} in brackets: "
+                         f"{statement.head!r}", single=True, statement=statement)
         return Match(True, f"{statement.head!r} names {' '.join(sorted(named[0]))!r}", single=True,
                      statement=statement)
     wanted = accepted[0] if accepted else "the diagnosis"

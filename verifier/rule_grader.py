@@ -46,7 +46,7 @@ RULE = "rule"
 _EMERGENCY_RE = re.compile(
     r"\b(?:call(?:ing)?\s+(?:911|999|112|000|an\s+ambulance|emergency\s+services|for\s+an\s+ambulance)"
     r"|emergency\s+(?:room|department|services|care|medical\s+(?:care|attention|services)|help)"
-    r"|(?:the|an|nearest)\s+(?:er|ed)\b|a&e\b"
+    r"|(?:the|an|nearest)\s+(?:er|ed)\b|a&e\b|\bemerg\b"
     r"|ambulance"
     r"|(?:seek|get)\s+(?:immediate|emergency|urgent)\s+(?:medical\s+)?(?:care|help|attention|treatment)"
     r"|(?:go|get|head)\s+to\s+(?:the\s+)?(?:nearest\s+)?(?:hospital|emergency)\s*(?:right\s+away|immediately|now|urgently)?"
@@ -76,9 +76,22 @@ _EMERGENCY_RE = re.compile(
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
     # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
     # right now"); a referral "urgently" may be a routine clinic's fast track, so only now and its synonyms
-    r"|(?:surgeons?|surgical\s+(?:team|registrar|reg|referral|review|opinion)|icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care)\b"
+    r"|(?:surgeons?|surgical\s+(?:team|registrar|reg|referral|review|opinion)|icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care"
+    r")\b"
     r"[^.!?\n;]{0,60}?\b(?:now|immediately|right\s+away|straight\s+away|stat)\b"
     r"|(?:icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care)\s+(?:team\s+)?(?:has|have)\s+accepted"
+    # the critical-care team or unit taking over ("You're going to the ICU", "HDU referral", "the high-dependency team
+    # will look after you", "asking critical care to review you")
+    r"|(?:going|go|moving|move|transferr?\w*|sending\s+you|send\s+you)\s+(?:up\s+)?to\s+(?:the\s+)?(?:icu|itu|hdu|picu|nicu"
+    r"|intensive\s+care|high[- ]dependency|critical\s+care)"
+    r"|(?:icu|itu|hdu|picu|nicu|intensive\s+care|high[- ]dependency(?:\s+unit)?|critical\s+care)\s+(?:referral|review|admission|bed)"
+    r"|(?:icu|itu|hdu|picu|nicu|intensive\s+care|high[- ]dependency|critical\s+care)\s+(?:team|unit|doctors?)\s+will\s+"
+    r"(?:look\s+after|care\s+for|review|see|take)"
+    r"|(?:asking|calling|referring\s+(?:you\s+)?to)\s+(?:the\s+)?(?:icu|itu|hdu|intensive\s+care|critical\s+care|high[- ]dependency)"
+    # a terse plan's team or theatre now, as its own clause ("Gynae now. Theatre now, keyhole."); "refer to urology now"
+    # mid-sentence may be a routine letter sent now
+    r"|(?:^|(?<=[.!?\n:;])\s*|(?<=[.!?\n:;] ))(?:gyna?e\w*|obstetric\w*|ob[/-]?gyn|o&g|urolog\w*|orthopa?ed\w*|theatres?"
+    r"|the\s+or)\s+(?:now|immediately|straight\s+away|stat)\b"
     r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team))",
     re.IGNORECASE,
 )
@@ -101,12 +114,12 @@ def _user_regex(pattern: str, ignore_case: bool) -> re.Pattern[str]:
 _SENTENCE_RE = re.compile(r"(?:[^.?!\n]|\.(?=\d))+[.?!]*")  # "7.1" does not end a sentence
 _AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
 MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
-_REFERS_BACK_RE = re.compile(r"\b(?:it|that|this|they|them|those|these|the same|similar)\b", re.IGNORECASE)
 MOST_OF_GROUP, MOST_OF_GROUP_MIN = 0.75, 4  # a group of 4 or more results is ordered when 3 in 4 are
 _ASIDE_RE = re.compile(r"\([^()]*\)")
 _PURPOSE_RE = re.compile(r"\s(?:for|to|looking for|to look for|to rule out|to exclude|r/o|with)\s", re.IGNORECASE)
 _ASKING_RE = re.compile(
     r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally)[, ]+)?(?:when|where|what|which|who|why|how|any|tell me|describe|"
+    r"show me|point to|walk me through|take me through|"
     r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
     re.IGNORECASE,
 )
@@ -209,7 +222,7 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
               r"|review|monitoring|observation|admission|tests?|scans?|imaging|x-?rays?|ct|mri|bloods?|blood\s+tests?|iv"
               r"|oxygen|drip|pain\s+relief|surgeons?|you|her|him|them|us|me|transport|ambulance|help|further|urgent"
               r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up"
-              r"|injections?|jabs?|vaccines?|vaccinations?|dressings?|stitches|sutures|removal|checks?|recheck|repeat"
+              r"|injections?|jabs?|vaccines?|vaccinations?|dressings?|stitch(?:es)?|sutures?|removal|checks?|recheck|repeat"
               r"|prescriptions?|procedures?|physio\w*|visits?)\b")
 _FOR_CONDITION_RE = re.compile(
     r"^\s*(?:(?:or|and)\s+(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for"
@@ -218,6 +231,7 @@ _FOR_CONDITION_RE = re.compile(
 )
 # "Go to the ED right away if you're drooling": the immediacy belongs to the condition.
 _NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at\s+once|urgently)\s+"
+                        r"(?:(?:or|and)\s+(?:call|ring|dial|phone)\s+\S+\s+)?"  # "right away or call 911 if ..."
                         r"(?:if|should|whenever|in\s+case|unless)\b", re.IGNORECASE)
 
 
@@ -230,7 +244,7 @@ def _names_symptoms(lead: str) -> bool:
     statement does not ("This is serious - call 999 now")."""
     return not _STATEMENT_RE.match(lead) and any(not clinical.is_generic(k) for k in clinical.concepts(lead))
 _COMMA_IF_RE = re.compile(r"\s*,\s*(?:if|should|in case|whenever|unless)\b", re.IGNORECASE)
-_SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|000|a&e|ed|er|emergency\s+(?:room|department|services)"
+_SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|000|a&e|ed|er|emerg|emergency\s+(?:room|department|services)"
                       r"|(?:seek|get)\s+(?:immediate|emergency|urgent))\b",
                       re.IGNORECASE)
 
@@ -296,21 +310,15 @@ def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
         before: frozenset[str] = frozenset()
         for question in asked:
             keys = clinical.asked(question)
-            # a follow-up that points back ("Any pain in her legs? Does it wake her at night?") or names nothing of its
-            # own ("How long does he stop breathing? How often now?") asks about what the question before it named
-            follow_up = _REFERS_BACK_RE.search(question) or _elliptical(keys)
-            if _hits(keys | (before if follow_up else frozenset()), groups) >= check.min_groups:
+            # a question and the one before it in the same turn ask about one thing together: a follow-up that points
+            # back ("Any pain in her legs? Does it wake her at night?"), one that names nothing of its own ("How long
+            # does he stop breathing? How often now?"), a pair ("Is he still drinking? Are his nappies wet?")
+            if _hits(keys | before, groups) >= check.min_groups:
                 return True, f"asked {question[:120]!r}"
             before = keys
     where = " before the diagnosis" if end is not None else ""
     return False, (f"no question about {[g[0] for g in check.groups]}{where} in a turn of at most "
                    f"{check.max_questions} questions and {check.max_words} words")
-
-
-def _elliptical(keys: frozenset[str]) -> bool:
-    """A question that names nothing of its own: only what it asks (intents) and words too broad to tell questions
-    apart ("How often now?", "Worse at night?" is not: night)."""
-    return not any(clinical.is_key(k) and not k.startswith(clinical.INTENT) and not clinical.is_generic(k) for k in keys)
 
 
 def _looks_for(check: LooksFor, transcript: _Transcript) -> tuple[bool, str]:
@@ -379,15 +387,22 @@ def _order_readings(name: str) -> list[str]:
     if len(name.split()) <= MAX_ORDER_WORDS:
         return [name]
     pieces = [p.strip() for p in _PURPOSE_RE.split(_ASIDE_RE.sub(" ", name).split(":")[0])]
-    return [p for p in pieces if p and len(p.split()) <= MAX_ORDER_WORDS]
+    readings = [p for p in pieces if p and len(p.split()) <= MAX_ORDER_WORDS]
+    # an aside that names only where or how ("Left shoulder X-ray (AP, axillary and scapular Y views)") is part of the
+    # test: read with it; one that names tests is a list packed into brackets, and names nothing
+    asides = " ".join(_ASIDE_RE.findall(name))
+    if readings and asides and not clinical.read_order(asides).tests:
+        readings.append(f"{readings[0]} {asides}")
+    return readings
 
 
 def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[int, list[str]]:
     """How many distinct tests were ordered (examinations left out; indicated orders counted by the results
-    they name, so "FBC, CBC, full blood count" is one test) and the orders matching no indicated name."""
+    they name, so "FBC, CBC, full blood count" is one test) and the tests matching no indicated name (the parts of
+    one panel ordered one by one, "LH, FSH, estradiol", are one test)."""
     seen: set[str] = set()
     indicated: set[frozenset[str]] = set()
-    unindicated: list[str] = []
+    panels: dict[str, list[str]] = {}
     for kind, order in transcript.orders():
         if kind == "exam" or clinical.is_exam(order):
             continue
@@ -403,7 +418,8 @@ def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[in
             elif check.exempt_routine and clinical.is_routine(name):
                 indicated.add(frozenset({name.lower()}))
             else:
-                unindicated.append(name.lower())
+                panels.setdefault(clinical.panel_key(name), []).append(name.lower())
+    unindicated = [" + ".join(names) for names in panels.values()]
     return len(indicated) + len(unindicated), unindicated
 
 

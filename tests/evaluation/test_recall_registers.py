@@ -21,12 +21,12 @@ from verifier.data import data_dir
 # figures where the grader meets them; the held-out half (written later by writers who never saw the grader,
 # nothing tuned on it) to the floor measured at this commit, in the issue note.
 BOUNDS: dict[tuple[str, str], tuple[float, float, float, int]] = {
-    ("project", "tune"): (0.95, 0.85, 0.95, 0),  # met: ratio 0.989-0.996, lowest 0.921, recall 0.983-0.995
+    ("project", "tune"): (0.95, 0.85, 0.95, 0),  # met: ratio 0.989-0.998, lowest 0.921, recall 0.983-0.998
     # The AgentClinic reference orders the rubric's own tests since case rubric 8 (it scored 0.95, now 1.0), so
     # these ratios fell by about 0.05 with no consultation graded lower.
-    ("agentclinic", "tune"): (0.95, 0.80, 0.95, 0),  # ratio 0.975-0.989, lowest 0.818, recall 0.966-0.988
-    ("project", "heldout"): (0.95, 0.70, 0.95, 1),  # ratio 0.962-0.977, lowest 0.737, recall 0.959-0.982
-    ("agentclinic", "heldout"): (0.90, 0.0, 0.90, 2),  # ratio 0.915-0.953, lowest 0.000, recall 0.914-0.944
+    ("agentclinic", "tune"): (0.95, 0.80, 0.95, 0),  # ratio 0.979-0.992, lowest 0.818, recall 0.969-0.991
+    ("project", "heldout"): (0.95, 0.70, 0.95, 1),  # ratio 0.966-0.979, lowest 0.737, recall 0.964-0.985
+    ("agentclinic", "heldout"): (0.90, 0.0, 0.90, 2),  # ratio 0.917-0.958, lowest 0.000, recall 0.914-0.950
 }
 
 

@@ -131,11 +131,13 @@ def test_a_question_the_record_is_silent_on_is_told_apart() -> None:
                   ("history", "No past medical problems"), ("social", "Non-smoker"))
     for question in ("Any allergies?", "Meds?", "Any drug allergies, and what tablets are you on?",
                      "Anticoagulants or aspirin?", "Does anything run in the family?", "Any fever?",
-                     "Fever? Meds?", "Any chest pain?"):
-        assert fd.record_silent(question, story), question
-    for question in ("When did it start?", "What's your favourite colour?", "Is your vision blurred or double?",
+                     "Fever? Meds?", "Any chest pain?", "When did it start?", "Drug allergies?"):
+        assert fd.record_silent(question, story), question  # "when": no fact tells the onset; "drug": not "drug use"
+    for question in ("What's your favourite colour?", "Anything else?", "Is your vision blurred or double?",
                      "Does exercise make it worse?"):
-        assert not fd.record_silent(question, story), question  # nothing the layer knows, or a fact names it
+        assert not fd.record_silent(question, story), question  # nothing the layer knows, the story, or a fact names it
+    assert not fd.record_silent("When did it start?", [*story, *facts(("hpi", "It started two days ago"))])
+    assert fd.record_silent("Drug allergies?", [*story, *facts(("social", "No alcohol or drug use"))])
     # a fact naming the concept answers it, in the record's words or the question's
     assert not fd.record_silent("Any fever?", [*story, *facts(("hpi", "Temperature of 38.9 at home"))])
     assert not fd.record_silent("Any chest pain?", [*story, *facts(("hpi", "Denies chest pain"))])

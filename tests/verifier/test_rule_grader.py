@@ -232,13 +232,15 @@ def test_requires_diagnosis_gates_an_item_on_one_specific_diagnosis() -> None:
 
 
 def test_a_work_up_with_a_few_extra_tests_is_not_a_test_shotgun() -> None:
-    """With ``max_share``, three tests the record does not hold beside four it does are a work-up; the same
-    three with one indicated test, or twenty common tests, are a shotgun."""
+    """With ``max_share``, three tests the record does not hold beside four it does are a work-up; three with one
+    indicated test, or twenty common tests, are a shotgun. The parts of one panel ordered one by one (ESR, CRP and
+    plasma viscosity: the inflammatory markers) are one test."""
     check = UnindicatedTests(indicated=["FBC", "Serum protein electrophoresis", "Blood film", "Calcium"],
                              tolerance=2, max_share=0.5)
-    workup = "REQUEST TEST: FBC, blood film, calcium, serum protein electrophoresis, ESR, CRP, plasma viscosity"
+    workup = "REQUEST TEST: FBC, blood film, calcium, serum protein electrophoresis, ESR, TSH, D-dimer"
     assert not _met(check, _consult(workup))
-    assert _met(check, _consult("REQUEST TEST: FBC, ESR, CRP, plasma viscosity"))
+    assert _met(check, _consult("REQUEST TEST: FBC, ESR, TSH, D-dimer"))
+    assert not _met(check, _consult("REQUEST TEST: FBC, ESR, CRP, plasma viscosity"))
     assert _met(check, _consult("REQUEST TEST: " + ", ".join(["ECG", "troponin", "CXR", "LFTs", "lipase", "TSH",
                                                               "D-dimer", "urinalysis", "FBC"])))
     # padding the shotgun with other names of one indicated test does not dilute it

@@ -190,6 +190,16 @@ def panel_of(label: str) -> str | None:
     return None
 
 
+def panel_key(order: str) -> str:
+    """What ``order`` orders as one test: the smallest panel one of its tests is a part of ("LH" and "FSH" are the
+    hormone profile ordered one result at a time), else its test, else its words."""
+    tests = read_order(order).tests
+    if not tests:
+        return order.strip().lower()
+    inside = [(len(parts), panel) for panel, parts in _layer().parts.items() if panel.startswith(TEST) and tests & parts]
+    return min(inside)[1] if inside else min(tests)
+
+
 def is_routine(label: str) -> bool:
     """A first-line test that rarely makes a diagnosis by itself (a blood count, electrolytes, vitals)."""
     order = read_order(label)
