@@ -106,6 +106,7 @@ _EMPATHY_TERMS = [
     "doing brilliantly", "doing a great job", "doing a brilliant job", "doing a good job", "doing great",
     "doing so well", "i'm glad", "i am glad", "really glad", "so glad", "well done",
     "big diagnosis", "big news", "lot to deal with", "lot to hear", "not you being weak", "not a weakness",
+    "poor you", "coping with a lot", "been through a lot",
     "not a sign of weakness",
 ]
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
@@ -113,7 +114,7 @@ _EMPATHY_TERMS = [
 # vomiting or worse pain: straight back to A&E."; "Stroke signs - call 911."; "Return sooner: blood, weight loss").
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|persists?|develop\w*|new|"
                r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
-               r"same[- ]day|tell (?:us|me|staff|the "
+               r"same[- ]day|(?:tell|alert) (?:us|me|staff|the "
                r"nurses?|your nurse|a nurse|the team|someone)|emergency|urgent\w*|911|999|112|111|000|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
@@ -129,7 +130,8 @@ _NET_GO = (r"(?:come|go|head|get|bring (?:her|him|them|the baby|the child|your \
            r"let (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?|a doctor) know|"
            r"(?:call|ring|phone) (?:sooner|earlier|back sooner)|"
            r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:the )?(?:a&e|ed|er|emerg|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
-           r"(?:an )?ambulance|back(?= (?:if|should|whenever|urgently|same[- ]day|today)\b)|"
+           r"(?:an )?ambulance|back(?= (?:(?:now|straight away|immediately|right away) )?(?:if|should|whenever|urgently|"
+           r"same[- ]day|today)\b)|"
            r"back (?:sooner|earlier|promptly|asap|"
            r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|emerg|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
 _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|(?:on )?the same day|"
@@ -372,7 +374,8 @@ def case_questions(case: Case) -> list[str]:
 
 # Always part of a history, whatever the case: never "about nothing in the case".
 _CORE_HISTORY = ["medication", "allergy", "smoking", "alcohol", "family history", "past medical history",
-                 "occupation", "pregnant", "drugs", "recreational drugs"]
+                 "occupation", "pregnant", "drugs", "recreational drugs", "sick contacts", "vaccinations",
+                 "antibiotics"]
 
 
 # A state ("ruptured", "burst") qualifies a differential as "acute" does: weighing a Baker's cyst weighs a ruptured one.
@@ -411,7 +414,8 @@ def build_case_rubric(case: Case) -> Rubric:
 
     # -- diagnostic accuracy: one specific, correct condition; hedges and wrong answers cost
     items.append(_item(f"States the correct final diagnosis as one specific condition: {case.final_diagnosis}.",
-                       10, ACCURACY, "diagnosis", DiagnosisMatches(synonyms=synonyms, others=others)))
+                       10, ACCURACY, "diagnosis", DiagnosisMatches(synonyms=synonyms, others=others,
+                                                                        background=case.past_medical_history)))
     items.append(_item("States a final diagnosis that is wrong, a list of possible conditions, or too vague to act "
                        "on, or ends the consultation without stating one.", -10, ACCURACY, "diagnosis",
                        DiagnosisMisses(synonyms=synonyms, others=others, unstated=True)))

@@ -58,7 +58,7 @@ _QUALIFIER = re.compile(
     r"\b(?:due to|secondary to|caused by|because of|from|following|after|associated with|complicated by|"
     r"triggered by|related to|in the setting of|on a background of|with|status post|"
     # what the condition causes, after it: "Late dumping syndrome after sleeve gastrectomy, causing hypoglycaemia"
-    r"causing|leading to|resulting in|presenting as|manifesting as)\b",
+    r"causing|leading to|resulting in|presenting as|manifesting as|complicating|in the context of)\b",
     re.IGNORECASE,
 )
 _ASIDE = re.compile(r"\([^()]*\)")
@@ -306,9 +306,10 @@ CONTEXT = "context:"  # a condition id the answer's own name qualifies it by
 
 
 @lru_cache(maxsize=2048)
-def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = ()) -> _Lexicon:
+def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = (), background: tuple[str, ...] = ()) -> _Lexicon:
     """The built-in conditions plus the case's: the accepted names are one condition ("answer"), each
-    of ``others`` (a differential) one more."""
+    of ``others`` (a differential) one more; a built-in condition that ``background`` (the patient's past
+    history) names is context."""
     heads = [_split_qualifier(v)[0] for name in accepted for v in name_variants(name)]
     answer = set(_alias_phrases([*accepted, *heads]))
     own = [("answer", tuple(sorted(answer, key=len, reverse=True)))]
@@ -318,6 +319,7 @@ def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = ()) -> _Lexicon
     # One that the answer's own qualifier names ("type 1 diabetes" in "DKA from new type 1 diabetes") is its
     # context: named beside the answer it is neither a rival nor a second diagnosis, and alone not the answer.
     tails = [" ".join(words(_split_qualifier(v)[1])) for name in accepted for v in name_variants(name)]
+    tails.extend(" ".join(words(text)) for text in background)
     builtin = tuple(
         (f"{CONTEXT}{cid}", phrases) if any(f" {p} " in f" {t} " for p in phrases for t in tails if t) else (cid, phrases)
         for cid, phrases in _builtin() if not answer & set(phrases))
@@ -438,17 +440,19 @@ def _as_cause(statement: Statement, lex: _Lexicon) -> bool:
 
 
 def match_diagnosis(
-    stated: str | None, accepted: Sequence[str], *, others: Sequence[str] = (), extra_statements: int = 0
+    stated: str | None, accepted: Sequence[str], *, others: Sequence[str] = (), extra_statements: int = 0,
+    background: Sequence[str] = (),
 ) -> Match:
     """Whether ``stated`` names exactly one specific condition and that condition is an accepted name.
 
     ``others`` are conditions known to compete (the case's differential); ``extra_statements`` counts
     further, different diagnosis statements made alongside (several ``DIAGNOSIS:`` lines), which make
-    the answer a list. Qualifier tails ("... due to X") are ignored on both sides.
+    the answer a list; ``background`` is the patient's past history, whose conditions are context beside the
+    answer. Qualifier tails ("... due to X") are ignored on both sides.
     """
     if not stated or not stated.strip():
         return Match(False, "no diagnosis stated")
-    lex = lexicon(tuple(accepted), tuple(others))
+    lex = lexicon(tuple(accepted), tuple(others), tuple(background))
     statement = parse_statement(stated, lex)
     # Not a list, so at most one part names a condition; the others qualify it ("MI, acute inferior").
     heads = [_split_qualifier(p)[0] for p in statement.parts] or [statement.head]

@@ -65,6 +65,9 @@ _EMERGENCY_RE = re.compile(
     r"|coronary\s+care|ccu|step[- ]?down)"
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))\s*(?:plan\s*[:,-]\s*)?admit(?:ted)?\s*(?:[.!;\n]|$)"  # "Plan: admit."
     r"|(?<=\bnow, )admit(?:ted)?\s*(?:[.!;\n]|$)"  # "Plan: surgical referral now, admit."
+    r"|(?:^|(?<=[.!?\n]))\s*plan\s*[:,-]\s*admit(?:ted|ting)?\b"  # "Plan: admit, O2, monitor."
+    r"|(?:keeping|keep)\s+(?:you|her|him|them)\s+in(?:\s+(?:hospital|tonight|for\s+now|with\s+us))?\b(?!\s+(?:mind|touch))"
+    r"|(?:you're\s+|you\s+are\s+)?staying\s+in\s+(?:with\s+us|hospital|the\s+hospital|tonight)"
     r"|(?:taking|take|rushing|going|to)\s+(?:you\s+|her\s+|him\s+)?(?:straight\s+)?(?:to|for)\s+(?:theatres?|the\s+operating\s+room"
     r"|the\s+or\b|the\s+(?:cath(?:eter)?|heart)\s+lab|emergency\s+surgery|thrombectomy)"
     # reperfusion now: "thrombolysis now", "TNK now", "straight to thrombectomy", "primary angioplasty"
@@ -157,9 +160,11 @@ def questions(turn: str) -> list[str]:
 class _Transcript:
     """Per-conversation views computed once and shared by every item of a grading call."""
 
-    def __init__(self, conversation: list[Message], case_names: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> None:
+    def __init__(self, conversation: list[Message], case_names: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
+                 background: tuple[str, ...] = ()) -> None:
         self.conversation = conversation
         self.case_names = case_names  # the rubric's (accepted names, differential), when it has a diagnosis item
+        self.background = background  # the patient's past history: its conditions are context beside a diagnosis
         self.assistant = [m.content for m in conversation if m.role == "assistant"]
         self._texts: dict[Scope, str] = {}
         self._questions: list[list[str]] | None = None
@@ -199,7 +204,7 @@ class _Transcript:
                 stated = [clinical.spell_out(s) for s in parse_diagnoses(self.assistant[end])]
                 distinct = {content(s) for s in stated}
                 self._matches[key] = match_diagnosis(stated[0], synonyms, others=others,
-                                                     extra_statements=len(distinct) - 1)
+                                                     extra_statements=len(distinct) - 1, background=self.background)
         return self._matches[key]
 
     def single_diagnosis(self) -> bool:
@@ -387,7 +392,14 @@ def _order_readings(name: str) -> list[str]:
     if len(name.split()) <= MAX_ORDER_WORDS:
         return [name]
     pieces = [p.strip() for p in _PURPOSE_RE.split(_ASIDE_RE.sub(" ", name).split(":")[0])]
-    readings = [p for p in pieces if p and len(p.split()) <= MAX_ORDER_WORDS]
+    # and one of two pieces joined by "and" ("examination of the right big toe joint and both feet"); more are a list
+    pieces += [a.strip() for p in pieces if len(p.split()) > MAX_ORDER_WORDS and len(_AND_RE.split(p)) == 2
+               for a in _AND_RE.split(p)]
+    readings = list(dict.fromkeys(p for p in pieces if p and len(p.split()) <= MAX_ORDER_WORDS))
+    # one study described at length ("X-ray pelvis AP and frog-leg lateral of both hips"): one method, no test
+    whole = clinical.read_order(_ASIDE_RE.sub(" ", name))
+    if len(whole.methods) == 1 and not whole.tests and len(name.split()) <= 2 * MAX_ORDER_WORDS:
+        readings.append(_ASIDE_RE.sub(" ", name).strip())
     # an aside that names only where or how ("Left shoulder X-ray (AP, axillary and scapular Y views)") is part of the
     # test: read with it; one that names tests is a list packed into brackets, and names nothing
     asides = " ".join(_ASIDE_RE.findall(name))
@@ -554,7 +566,7 @@ def final_diagnosis_match(conversation: list[Message], case: Case) -> Match:
     """The consultation's final ``DIAGNOSIS:`` statement matched against ``case`` — exactly what the
     case rubric's accuracy item decides (the consultation eval's diagnostic accuracy uses it)."""
     synonyms = tuple(clinical.diagnosis_names([case.final_diagnosis, *case.diagnosis_synonyms]))
-    return _Transcript(conversation).diagnosis(synonyms, tuple(case.differential))
+    return _Transcript(conversation, background=tuple(case.past_medical_history)).diagnosis(synonyms, tuple(case.differential))
 
 
 class RuleGrader:
@@ -564,7 +576,8 @@ class RuleGrader:
 
     def grade_sync(self, conversation: list[Message], items: list[RubricItem]) -> list[CriterionResult]:
         named = next((i.check for i in items if isinstance(i.check, DiagnosisMatches)), None)
-        transcript = _Transcript(conversation, ((tuple(named.synonyms), tuple(named.others)) if named else ((), ())))
+        transcript = _Transcript(conversation, ((tuple(named.synonyms), tuple(named.others)) if named else ((), ())),
+                                 tuple(named.background) if named else ())
         results: list[CriterionResult] = []
         for item in items:
             if item.check is None:

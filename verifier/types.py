@@ -84,6 +84,9 @@ class DiagnosisMatches(_CheckBase):
     kind: Literal["diagnosis_matches"] = "diagnosis_matches"
     synonyms: list[str] = Field(min_length=1)
     others: list[str] = Field(default_factory=list)  # competing conditions (the differential)
+    # what the patient already has (the record's past history): named beside the answer ("PML, advanced HIV") it is
+    # context, not a second diagnosis, and alone it is not the answer
+    background: list[str] = Field(default_factory=list)
 
 
 class DiagnosisMisses(_CheckBase):

@@ -26,7 +26,7 @@ BOUNDS: dict[tuple[str, str], tuple[float, float, float, int]] = {
     # these ratios fell by about 0.05 with no consultation graded lower.
     ("agentclinic", "tune"): (0.95, 0.80, 0.95, 0),  # ratio 0.979-0.992, lowest 0.818, recall 0.969-0.991
     ("project", "heldout"): (0.95, 0.70, 0.95, 1),  # ratio 0.966-0.979, lowest 0.737, recall 0.964-0.985
-    ("agentclinic", "heldout"): (0.90, 0.0, 0.90, 2),  # ratio 0.917-0.958, lowest 0.000, recall 0.914-0.950
+    ("agentclinic", "heldout"): (0.90, 0.0, 0.90, 2),  # ratio 0.917-0.958, lowest 0.000, recall 0.914-0.950, fp 0-2
 }
 
 
