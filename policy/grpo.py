@@ -23,10 +23,12 @@ from policy.engine.packed import packed_linears
 from policy.graders import GraderSpec, build_grader
 from policy.stage_config import (
     JsonlMetricsCallback,
+    ReturnFreedMemory,
     StageConfig,
     StageConfigError,
     data_file,
     default_patient,
+    resident_gb,
     stage_cases,
     trainer_values,
 )
@@ -99,6 +101,8 @@ class MedGRPOTrainer(GRPOTrainer):
         if "loss" in logs:  # a training step's log (not the run's summary): its time split, then zeroed
             logs.update({f"time/{part}_s": round(seconds, 3) for part, seconds in self._times.items()})
             self._times = dict.fromkeys(STEP_TIMES, 0.0)
+            if (rss := resident_gb()) is not None:  # after the previous step's trim (ReturnFreedMemory)
+                logs["memory/rss_gb"] = rss
             rollout = getattr(self.rollout_func, "rollout", None)
             if rollout is not None:  # the multi-turn rollout's running totals
                 logs["rollout/generated_tokens"] = rollout.generated_tokens
@@ -220,7 +224,8 @@ def build_trainer(
             lambda case: build_case_rubric(case).items,
             drop_void=config.rollout.drop_void,
         )
-    callbacks: list[Any] = [JsonlMetricsCallback(Path(args.output_dir) / "metrics.jsonl", config.stage)]
+    callbacks: list[Any] = [JsonlMetricsCallback(Path(args.output_dir) / "metrics.jsonl", config.stage),
+                            ReturnFreedMemory()]
     if rollout_func is not None and config.rollout.token_budget is not None:
         callbacks.append(_TokenBudget(rollout_func, config.rollout.token_budget))
     if config.validation.every and rows:

@@ -27,6 +27,7 @@ from patient_sim.prompts import DOCTOR_SYSTEM_PROMPT
 from policy.sft_data import is_complete, warm_start_dialogues
 from policy.stage_config import (
     JsonlMetricsCallback,
+    ReturnFreedMemory,
     StageConfig,
     StageConfigError,
     default_patient,
@@ -74,7 +75,7 @@ def build_sft_trainer(
         args=args,
         train_dataset=Dataset.from_list(rows),
         processing_class=loaded.tokenizer,
-        callbacks=[JsonlMetricsCallback(output_dir / "metrics.jsonl", config.stage)],
+        callbacks=[JsonlMetricsCallback(output_dir / "metrics.jsonl", config.stage), ReturnFreedMemory()],
     )
 
 

@@ -8,6 +8,8 @@ Stages, in the order ``medverifier train --stages`` chains them: ``sft`` (the su
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import time
 from pathlib import Path
@@ -189,6 +191,36 @@ class JsonlMetricsCallback(TrainerCallback):
         record.update({k: v for k, v in logs.items() if isinstance(v, int | float | str | bool)})
         with self.path.open("a") as fh:
             fh.write(json.dumps(record) + "\n")
+
+
+class ReturnFreedMemory(TrainerCallback):
+    """After every optimizer step, hands the heap memory the step freed back to the OS (glibc ``malloc_trim``).
+
+    A training step allocates and frees gigabytes of tensors (rollout caches, activations, gradients); glibc
+    keeps what was freed in its arenas, so the process's resident memory grew by about 0.3 GB a step and a
+    30-step multi-turn run was killed for memory at step 20 (17.8 GB on a 23 GB machine). Measured on the
+    multi-turn stage (2 consultations a step): 7.8 GB resident after four steps, 5.1 GB once trimmed, then
+    level (the live tensors stop at the model, its optimizer state and the frozen patient's full prefix
+    cache). ``memory/rss_gb`` in ``metrics.jsonl`` shows it per step. Without glibc this does nothing.
+    """
+
+    def __init__(self) -> None:
+        name = ctypes.util.find_library("c")
+        library = ctypes.CDLL(name) if name else None
+        self._trim = getattr(library, "malloc_trim", None)
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        if self._trim is not None:
+            self._trim(0)
+
+
+def resident_gb() -> float | None:
+    """The process's resident memory in GB (Linux), or None where ``/proc`` does not say."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return round(pages * 4096 / 1e9, 3)
 
 
 class StageResult(BaseModel):
