@@ -5,7 +5,9 @@ patient: one at a time, then all at once (their model calls share batches in ``L
 at once again with every prefill in a pass of its own (no ragged passes, ``ragged_pass_gain``), and
 the **training path**: the same loop as GRPO's ``rollout_func`` runs it (``MultiTurnRollout``,
 token-level recording with the model's chat template, the policy on a client of its own beside the
-patient's, the patient on a frozen copy of the weights as in training, every episode at once). Prints one JSON line: episodes per minute for each, the ratio
+patient's, the patient on a frozen copy of the weights as in training, every episode at once), and beside it the
+eval path as it runs for a trained doctor (``two_models``: the doctor's weights are not the patient's,
+so their turns cannot share a pass, as in training). Prints one JSON line: episodes per minute for each, the ratio
 (target >= 4x), the share of patient replies that needed the template fallback, and the longest
 episode's generated tokens, which bound how full the concurrent decoding batches can be.
 
@@ -53,7 +55,8 @@ async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figu
     from policy.model import load_model
     from policy.rollout import MultiTurnRollout, RolloutConfig
 
-    patient = LocalChatClient(load_model("embedded"), max_batch_size=max(1, min(args.episodes, args.max_batch)))
+    patient = LocalChatClient(load_model("embedded", dtype=args.patient_dtype),
+                              max_batch_size=max(1, min(args.episodes, args.max_batch)))
     policy = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
     config = RolloutConfig(**sampling.model_dump(exclude={"max_completion_tokens"}), max_completion_tokens=8192)
     rollout = MultiTurnRollout(list({c.id: c for c in cases}.values()), patient, loaded, config)
@@ -69,6 +72,26 @@ async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figu
     figures["training_policy_tokens"] = sum(sum(t.env_mask) for t in trajectories)
     figures["training_env_tokens"] = sum(len(t.env_mask) - sum(t.env_mask) for t in trajectories)
     figures["training_terminations"] = _count(t.ended for t in trajectories)
+
+
+async def _two_models(args: argparse.Namespace, cases, personas, sampling, figures) -> None:  # noqa: ANN001
+    """The eval path as it runs for a trained doctor (``eval consult --model RUN/final``): the doctor on
+    weights of its own, the patient on the embedded model's; two engines, as in training."""
+    from patient_sim.loop import consult_many
+    from policy.engine.client import LocalChatClient
+    from policy.model import load_model
+
+    size = max(1, min(args.episodes, args.max_batch))
+    doctor = LocalChatClient(load_model("embedded"), max_batch_size=size)
+    patient = LocalChatClient(load_model("embedded", dtype=args.patient_dtype), max_batch_size=size)
+    start = time.perf_counter()
+    results = await consult_many(cases, personas, doctor, patient, sampling, concurrency=args.episodes,
+                                 seed=args.seed, progress=True)
+    elapsed = time.perf_counter() - start
+    await doctor.aclose()
+    await patient.aclose()
+    _engine_figures(figures, "two_models", doctor, elapsed, len(results))
+    figures["two_models_patient_generated_tokens"] = patient.stats.generated_tokens
 
 
 async def _run(args: argparse.Namespace) -> dict[str, object]:
@@ -116,10 +139,14 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
         leaks += sum(r.leaks_caught for r in results)
         turns += sum(r.turns for r in results)
         figures[f"{mode}_terminations"] = _count(r.termination_reason or "none" for r in results)
+    if not args.skip_two_models:
+        await _two_models(args, cases, personas, sampling, figures)
     if not args.skip_training:
         await _training_path(args, loaded, cases, sampling, figures)
         figures["training_vs_concurrent"] = round(float(figures["concurrent_s"]) / float(figures["training_s"]), 3)
         figures["target_training_vs_concurrent"] = 0.9
+        if not args.skip_two_models:  # the same two sets of weights on both paths
+            figures["training_vs_two_models"] = round(float(figures["two_models_s"]) / float(figures["training_s"]), 3)
     if not args.skip_sequential:
         figures["speedup"] = round(
             float(figures["concurrent_episodes_per_min"]) / float(figures["sequential_episodes_per_min"]), 2
@@ -155,6 +182,10 @@ def main() -> None:
     parser.add_argument("--skip-training", action="store_true", help="leave out the training path")
     parser.add_argument("--skip-sequential", action="store_true",
                         help="leave out the one-at-a-time run (and the speedup): the training path against the eval path")
+    parser.add_argument("--skip-two-models", action="store_true",
+                        help="leave out the eval path with the doctor and the patient on separate weights")
+    parser.add_argument("--patient-dtype", default=None,
+                        help="the patient's weights on the two-model paths (default float32; bfloat16 ...)")
     parser.add_argument("--max-batch", type=int, default=16, help="LocalChatClient max_batch_size")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -28,6 +28,7 @@ from policy.stage_config import (
     StageConfigError,
     data_file,
     default_patient,
+    peak_resident_gb,
     resident_gb,
     stage_cases,
     trainer_values,
@@ -101,8 +102,10 @@ class MedGRPOTrainer(GRPOTrainer):
         if "loss" in logs:  # a training step's log (not the run's summary): its time split, then zeroed
             logs.update({f"time/{part}_s": round(seconds, 3) for part, seconds in self._times.items()})
             self._times = dict.fromkeys(STEP_TIMES, 0.0)
-            if (rss := resident_gb()) is not None:  # after the previous step's trim (ReturnFreedMemory)
+            if (rss := resident_gb()) is not None:  # after the step's trim (ReturnFreedMemory)
                 logs["memory/rss_gb"] = rss
+            if (peak := peak_resident_gb(reset=True)) is not None:  # the most it held since the last log line
+                logs["memory/peak_rss_gb"] = peak
             rollout = getattr(self.rollout_func, "rollout", None)
             if rollout is not None:  # the multi-turn rollout's running totals
                 logs["rollout/generated_tokens"] = rollout.generated_tokens
@@ -215,7 +218,7 @@ def build_trainer(
         from rubric_gen.case_rubric import build_case_rubric
 
         cases = stage_cases(config)
-        rollout = MultiTurnRollout(cases, patient or default_patient(), loaded, config.rollout)
+        rollout = MultiTurnRollout(cases, patient or default_patient(config.patient), loaded, config.rollout)
         rows = rollout.dataset_rows(seed=args.seed)
         rollout_func = rollout
         reward = ConsultationReward(

@@ -98,7 +98,7 @@ def load_or_build_dialogues(
         return len(tokenizer.encode(text, add_special_tokens=False)) < sampling.turn_tokens
 
     built = asyncio.run(warm_start_dialogues(
-        cases, patient or default_patient(), sampling, variants=config.warm_start.variants,
+        cases, patient or default_patient(config.patient), sampling, variants=config.warm_start.variants,
         seed=config.warm_start.seed, concurrency=config.warm_start.concurrency, fits=fits, progress=True,
     ))
     kept = [r for r in built if is_complete(r)]

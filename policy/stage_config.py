@@ -8,6 +8,7 @@ Stages, in the order ``medverifier train --stages`` chains them: ``sft`` (the su
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import json
@@ -28,6 +29,7 @@ from pydantic import (
 from transformers import TrainerCallback
 
 from policy.clients import ClientSpec, build_client
+from policy.engine.device import check_dtype
 from policy.graders import GradingKind
 from policy.length_penalty import LengthPenaltyConfig
 from policy.rewards import RuleRewardWeights
@@ -98,6 +100,30 @@ class WarmStartConfig(BaseModel):
     concurrency: int = Field(8, ge=1, description="dialogues played at once (their patient turns share batches)")
 
 
+class PatientConfig(BaseModel):
+    """The ``patient:`` block of an ``sft`` or ``multiturn`` stage: the frozen model that plays the patient.
+
+    Its weights never change, so their precision is free to choose: on a CPU with bfloat16 matrix units
+    (``bench/rollouts.py --patient-dtype bfloat16`` measures it) a bfloat16 patient decodes faster, and the
+    patient's reply is only a restyling of the facts the fact selector picked (leaks and unsupported claims are
+    still checked). The doctor, whose tokens are trained, stays in float32.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = "embedded"
+    dtype: str | None = Field(None, description="float32, bfloat16, float16 or auto (None: float32)")
+    max_batch_size: int = Field(8, ge=1)
+
+    @field_validator("dtype")
+    @classmethod
+    def _known_dtype(cls, value: str | None) -> str | None:
+        return check_dtype(value)
+
+    def spec(self) -> ClientSpec:
+        return ClientSpec(model=self.model, dtype=self.dtype, max_batch_size=self.max_batch_size)
+
+
 class StageConfig(BaseModel):
     """One stage's YAML file (validated; unknown keys are errors)."""
 
@@ -112,6 +138,7 @@ class StageConfig(BaseModel):
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
     validation: ValidationConfig = Field(default_factory=ValidationConfig)
     warm_start: WarmStartConfig = Field(default_factory=WarmStartConfig)
+    patient: PatientConfig = Field(default_factory=PatientConfig)
     trainer: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("trainer")
@@ -223,6 +250,20 @@ def resident_gb() -> float | None:
     return round(pages * 4096 / 1e9, 3)
 
 
+def peak_resident_gb(*, reset: bool = False) -> float | None:
+    """The most resident memory the process has had (GB, Linux ``VmHWM``) since it started or since the last
+    ``reset``; None where ``/proc`` does not say."""
+    try:
+        line = next(line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("VmHWM:"))
+        peak = round(int(line.split()[1]) * 1024 / 1e9, 3)
+    except (OSError, StopIteration, IndexError, ValueError):
+        return None
+    if reset:
+        with contextlib.suppress(OSError):
+            Path("/proc/self/clear_refs").write_text("5")  # the kernel's reset of the high-water mark
+    return peak
+
+
 class StageResult(BaseModel):
     stage: Stage
     output_dir: str
@@ -252,9 +293,9 @@ def stage_cases(config: StageConfig) -> list[Any]:
     return cases
 
 
-def default_patient() -> ChatClient:
+def default_patient(config: PatientConfig | None = None) -> ChatClient:
     """A frozen copy of the embedded model plays the patient (the policy's weights change)."""
-    return build_client(ClientSpec(model="embedded", max_batch_size=8))
+    return build_client((config or PatientConfig()).spec())
 
 
 def default_config_path(stage: Stage) -> Path:

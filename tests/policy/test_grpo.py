@@ -189,6 +189,7 @@ def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) ->
         assert parts["optimizer"] > 0 and parts["scoring"] >= 0
         assert sum(parts.values()) <= record["wall_s"]
         assert 0.1 < record["memory/rss_gb"] < 64  # the process's resident memory, after the trim
+        assert record["memory/peak_rss_gb"] >= record["memory/rss_gb"]  # the most it held during the step
 
 
 def test_multiturn_stage_stops_at_its_token_budget(local_client, tmp_path) -> None:
@@ -275,3 +276,33 @@ def test_freed_heap_goes_back_to_the_os_after_a_step() -> None:
     assert before is not None and after is not None
     assert before - after > 0.15, (before, after)
     assert len(kept) == 80
+
+
+def test_the_patient_block_picks_the_frozen_patients_precision(tmp_path, monkeypatch) -> None:
+    import policy.grpo as grpo
+    from policy.grpo import build_args, build_trainer
+
+    path = tmp_path / "multiturn.yaml"
+    path.write_text("stage: multiturn\ndata: {cases: [acs-stemi]}\npatient:\n  dtype: bfloat16\n")
+    config = load_stage_config(path)
+    assert config.patient.spec().dtype == "bfloat16" and config.patient.spec().model == "embedded"
+    assert load_stage_config(repo_stage("multiturn")).patient.spec().dtype is None  # float32 unless asked
+
+    class Built(Exception):
+        pass
+
+    def patient_for(patient_config):  # noqa: ANN001
+        raise Built(patient_config)
+
+    monkeypatch.setattr(grpo, "default_patient", patient_for)
+    with pytest.raises(Built) as built:
+        build_trainer(config, build_args(config, tmp_path / "out", overrides={**NO_RESUME, "max_steps": 1}))
+    assert built.value.args[0].dtype == "bfloat16"
+
+    path.write_text("stage: multiturn\npatient:\n  dtype: bf16\n")
+    with pytest.raises(StageConfigError, match=r"multiturn.yaml:3: field 'patient.dtype'.*bfloat16"):
+        load_stage_config(path)
+
+
+def repo_stage(stage: str) -> Path:
+    return Path(__file__).resolve().parents[2] / "data" / "train" / f"{stage}.yaml"
