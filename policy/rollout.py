@@ -177,10 +177,13 @@ class MultiTurnRollout:
                     *(self._episode(spec, policy, seed + i, env_seed=i) for i, spec in enumerate(specs))
                 )
             )
-        results: list[Trajectory] = []
-        for start in range(0, len(specs), group):
-            results.extend(await self._branched_group(specs[start : start + group], policy, seed + start))
-        return results
+        # Every group at once (a group's forks wait only for its own roots), as plain rollouts play every episode
+        # at once: one group after another left the decoding batches a quarter as full (a 4x slower rollout).
+        groups = await asyncio.gather(*(
+            self._branched_group(specs[start : start + group], policy, seed + start)
+            for start in range(0, len(specs), group)
+        ))
+        return [trajectory for trajectories in groups for trajectory in trajectories]
 
     def _spec_for(self, prompt: Any) -> EpisodeSpec:
         key = _key([m if isinstance(m, dict) else m.model_dump() for m in prompt])

@@ -150,3 +150,29 @@ def test_arpo_without_a_rise_above_threshold_plays_independent_episodes(embedded
     trajectories = asyncio.run(rollout.run([prompt] * 2, doctor, group=2))
     assert rollout.branches == 0 and len(trajectories) == 2
     assert all(t.branched_from is None for t in trajectories)
+
+
+def test_arpo_plays_every_group_at_once(embedded, local_client, case, monkeypatch) -> None:
+    """Groups are independent: their roots decode in the same batches, as plain rollouts' episodes do."""
+    tok = embedded.tokenizer
+
+    class CountingDoctor(ScriptedDoctor):
+        in_flight = peak = 0
+
+        async def complete(self, messages, **kwargs) -> Completion:
+            type(self).in_flight += 1
+            type(self).peak = max(type(self).peak, type(self).in_flight)
+            try:
+                await asyncio.sleep(0.01)  # a model call takes time; other episodes' calls join it meanwhile
+                return await super().complete(messages, **kwargs)
+            finally:
+                type(self).in_flight -= 1
+
+    rollout = _rollout(embedded, local_client, case, branching=BranchingConfig(enabled=True, max_branches=1))
+    monkeypatch.setattr(rollout, "_entropy", _entropy_by_turn({0: 1.0, 1: 1.2, 2: 2.5}))
+    prompt = rollout.dataset_rows()[0]["prompt"]
+    doctor = CountingDoctor(tok, ["When did it start?", "Any fever?", "DIAGNOSIS: flu"])
+    trajectories = asyncio.run(rollout.run([prompt] * 4, doctor, group=2))  # two groups: one root, one fork each
+    assert len(trajectories) == 4 and rollout.branches == 2
+    assert [t.branched_from for t in trajectories] == [None, 0, None, 0]  # each fork from its own group's root
+    assert CountingDoctor.peak == 2  # the two groups' roots (and then their forks) were in flight together
