@@ -17,6 +17,7 @@ The sampling settings are the shared defaults (``patient_sim.loop.SamplingConfig
     .venv/bin/python bench/rollouts.py --doctor-max-tokens 96            # the eval path's old settings
     .venv/bin/python bench/rollouts.py --episodes 4                      # smaller
     .venv/bin/python bench/rollouts.py --skip-sequential                 # training path vs eval path only
+    .venv/bin/python bench/rollouts.py --skip-sequential --patient-dtype bfloat16 --rollout-dtype bfloat16
 """
 
 from __future__ import annotations
@@ -52,14 +53,17 @@ async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figu
     """The rollout loop as GRPO uses it: token-level, the current policy on its own client, the patient on a
     frozen copy of the model (``policy.stage_config.default_patient``: the policy's weights change)."""
     from policy.engine.client import LocalChatClient
-    from policy.model import load_model
+    from policy.model import LoadedModel, load_model
     from policy.rollout import MultiTurnRollout, RolloutConfig
 
     patient = LocalChatClient(load_model("embedded", dtype=args.patient_dtype),
                               max_batch_size=max(1, min(args.episodes, args.max_batch)))
-    policy = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
-    config = RolloutConfig(**sampling.model_dump(exclude={"max_completion_tokens"}), max_completion_tokens=8192)
+    config = RolloutConfig(**sampling.model_dump(exclude={"max_completion_tokens"}), max_completion_tokens=8192,
+                           dtype=args.rollout_dtype)
     rollout = MultiTurnRollout(list({c.id: c for c in cases}.values()), patient, loaded, config)
+    # The policy's turns as GRPO samples them: on the trained weights, or on the rollout's copy in ``dtype``.
+    sampler = LoadedModel(rollout.sampling_model(loaded.model), loaded.tokenizer, loaded.path, loaded.name)
+    policy = LocalChatClient(sampler, max_batch_size=max(1, min(args.episodes, args.max_batch)))
     rows = {r["case_id"]: r["prompt"] for r in rollout.dataset_rows(seed=args.seed)}
     prompts = [rows[c.id] for c in cases]
     start = time.perf_counter()
@@ -107,7 +111,9 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
     all_cases = project_cases()
     cases = [all_cases[i % len(all_cases)] for i in range(args.episodes)]
     personas = sample_personas(args.episodes, seed=args.seed, cases=cases)
-    figures: dict[str, object] = {"bench": "rollouts", "episodes": args.episodes, "sampling": sampling.model_dump()}
+    figures: dict[str, object] = {"bench": "rollouts", "episodes": args.episodes, "sampling": sampling.model_dump(),
+                                  "patient_dtype": args.patient_dtype or "float32",
+                                  "rollout_dtype": args.rollout_dtype or "float32"}
     replies = fallbacks = leaks = turns = 0
     episode_tokens: list[int] = []
     # "concurrent_separate_prefills": the same concurrent run with every prefill in a pass of its own
@@ -186,6 +192,9 @@ def main() -> None:
                         help="leave out the eval path with the doctor and the patient on separate weights")
     parser.add_argument("--patient-dtype", default=None,
                         help="the patient's weights on the two-model paths (default float32; bfloat16 ...)")
+    parser.add_argument("--rollout-dtype", default=None,
+                        help="the training path's policy samples on a copy in this precision (multiturn.yaml's "
+                             "rollout.dtype; default: on the float32 weights)")
     parser.add_argument("--max-batch", type=int, default=16, help="LocalChatClient max_batch_size")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from patient_sim.env import ConsultationEnv
 from patient_sim.loop import SamplingConfig, new_env, run_consultation
+from policy.engine.device import check_dtype, resolve_dtype
 from policy.model import LoadedModel
 from policy.tokens import TokenRecorder
 from verifier.llm import ChatClient
@@ -69,6 +70,16 @@ class RolloutConfig(SamplingConfig):
     drop_void: bool = True
     episodes_per_case: int = Field(1, ge=1, description="dataset rows per case (distinct personas)")
     branching: BranchingConfig = Field(default_factory=BranchingConfig)
+    dtype: str | None = Field(
+        None, description="precision the doctor's turns are sampled in. None: on the trained weights themselves. "
+                          "bfloat16 (or float16): on a copy in that precision, refreshed from the trained weights "
+                          "before every step's rollouts, as a vLLM rollout engine beside a float32 trainer is; "
+                          "the loss still uses the trained model's own log-probabilities")
+
+    @field_validator("dtype")
+    @classmethod
+    def _known_dtype(cls, value: str | None) -> str | None:
+        return check_dtype(value)
 
     def sampling(self) -> SamplingConfig:
         return SamplingConfig(**{name: getattr(self, name) for name in SamplingConfig.model_fields})
@@ -110,6 +121,7 @@ class MultiTurnRollout:
         self.entropy_rises: list[float] = []  # at every candidate fork point of branched groups (calibration)
         self.generated_tokens = 0  # sampled by the policy over all calls (a fork's shared prefix counts once)
         self._model: Any = loaded.model  # the model whose entropy decides branching (trainer.model in training)
+        self._copy: tuple[Any, Any] | None = None  # (trained model, its copy in ``dtype`` the turns are sampled from)
 
     # ------------------------------------------------------------------ dataset
     def dataset_rows(self, *, seed: int = 0) -> list[dict[str, Any]]:
@@ -146,7 +158,8 @@ class MultiTurnRollout:
         was_training = model.training
         model.eval()
         policy = LocalChatClient(
-            LoadedModel(model, self.tokenizer, self.loaded.path, self.loaded.name), max_batch_size=len(prompts)
+            LoadedModel(self.sampling_model(model), self.tokenizer, self.loaded.path, self.loaded.name),
+            max_batch_size=len(prompts),
         )
         group = getattr(trainer, "num_generations", 1) or 1
         step = int(getattr(getattr(trainer, "state", None), "global_step", 0))
@@ -244,6 +257,28 @@ class MultiTurnRollout:
         for trajectory, (origin, _) in zip(branched, points, strict=False):  # forks come first
             trajectory.branched_from = origin
         return [*roots, *branched]
+
+    @torch.no_grad()
+    def sampling_model(self, model: torch.nn.Module) -> torch.nn.Module:
+        """The model the doctor's turns are sampled from: ``model`` itself, or (``dtype``) this rollout's copy of
+        it in that precision, its weights copied from ``model``'s now (the copy is made once, then reused)."""
+        if self.config.dtype is None:
+            return model
+        if self._copy is None or self._copy[0] is not model:
+            weights = next(model.parameters())
+            target = resolve_dtype(self.config.dtype, weights.device)
+            if target == weights.dtype:
+                self._copy = (model, model)
+            else:
+                twin = copy.deepcopy(model).to(target).eval().requires_grad_(False)
+                for parameter in twin.parameters():
+                    parameter.grad = None
+                self._copy = (model, twin)
+        twin = self._copy[1]
+        if twin is not model:
+            for mine, theirs in zip(twin.state_dict().values(), model.state_dict().values(), strict=True):
+                mine.copy_(theirs)
+        return twin
 
     # ------------------------------------------------------------------ helpers
     def _render(self, messages: list[Message], *, generation_prompt: bool) -> list[int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from pydantic import ValidationError
 
 from patient_sim.cases import project_cases
 from patient_sim.prompts import DOCTOR_SYSTEM_PROMPT
@@ -176,3 +177,45 @@ def test_arpo_plays_every_group_at_once(embedded, local_client, case, monkeypatc
     assert len(trajectories) == 4 and rollout.branches == 2
     assert [t.branched_from for t in trajectories] == [None, 0, None, 0]  # each fork from its own group's root
     assert CountingDoctor.peak == 2  # the two groups' roots (and then their forks) were in flight together
+
+
+def test_a_lower_precision_rollout_samples_on_a_copy_refreshed_from_the_trained_weights(embedded, local_client, case) -> None:
+    import torch
+
+    trained = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Linear(3, 2))
+    rollout = _rollout(embedded, local_client, case, dtype="bfloat16")
+    copy = rollout.sampling_model(trained)
+    assert copy is not trained and next(copy.parameters()).dtype == torch.bfloat16
+    assert next(trained.parameters()).dtype == torch.float32  # the trained weights stay as they are
+    assert not any(p.requires_grad for p in copy.parameters())
+    with torch.no_grad():  # an optimizer step changes the trained weights in place
+        for p in trained.parameters():
+            p.add_(0.25)
+    again = rollout.sampling_model(trained)
+    assert again is copy  # one copy, refreshed: not a new one per step
+    for mine, theirs in zip(again.parameters(), trained.parameters(), strict=True):
+        assert torch.equal(mine, theirs.detach().to(torch.bfloat16))
+    assert _rollout(embedded, local_client, case).sampling_model(trained) is trained  # by default: the weights
+    assert _rollout(embedded, local_client, case, dtype="float32").sampling_model(trained) is trained
+    with pytest.raises(ValidationError, match="dtype 'int8'"):
+        RolloutConfig(dtype="int8")
+
+
+def test_the_trainer_entry_point_samples_in_the_rollouts_precision(embedded, local_client, case) -> None:
+    import torch
+
+    class FakeTrainer:
+        model = embedded.model
+        num_generations = 2
+        state = type("S", (), {"global_step": 0})()
+
+    rollout = _rollout(embedded, local_client, case, max_turns=1, turn_tokens=8, max_completion_tokens=48,
+                       dtype="bfloat16")
+    prompt = rollout.dataset_rows()[0]["prompt"]
+    out = rollout([prompt, prompt], FakeTrainer())
+    assert rollout._copy is not None and next(rollout._copy[1].parameters()).dtype == torch.bfloat16
+    assert next(embedded.model.parameters()).dtype == torch.float32
+    assert all(sum(m) > 0 for m in out["env_mask"])  # the doctor spoke, from the copy
+    sampled = [lp for lps, mask in zip(out["logprobs"], out["env_mask"], strict=True)
+               for lp, m in zip(lps, mask, strict=True) if m == 1]
+    assert all(lp <= 0 for lp in sampled) and any(lp < 0 for lp in sampled)
