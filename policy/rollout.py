@@ -18,7 +18,8 @@ ARPO-style branching (``branching.enabled``): before each doctor turn that follo
 policy's next-token entropy is compared with its entropy at the episode's first doctor turn (ARPO's
 entropy rise after a tool response). The group's ``max_branches`` points of highest rise above
 ``threshold`` are forked (environment and recorder copied, the policy prefix shared) and each fork
-continues with a different seed. A group keeps exactly ``num_generations`` trajectories: forks replace
+continues with a different seed. The entropy is the one the local engine reports with the turn's first
+token (a client that does not report it costs one forward pass of the policy per turn). A group keeps exactly ``num_generations`` trajectories: forks replace
 some of the group's independent episodes. Ranking, not an absolute entropy, decides, because a warm-
 started policy's entropy at turn starts is low (an absolute 2.5 nats never fired on SmolLM2-135M).
 """
@@ -42,7 +43,7 @@ from patient_sim.loop import SamplingConfig, new_env, run_consultation
 from policy.engine.device import check_dtype, resolve_dtype
 from policy.model import LoadedModel
 from policy.tokens import TokenRecorder
-from verifier.llm import ChatClient
+from verifier.llm import ChatClient, Completion
 from verifier.markers import is_void_turn
 from verifier.types import Case, Message
 
@@ -213,19 +214,32 @@ class MultiTurnRollout:
         env, recorder = start if start is not None else (
             self._make_env(spec, env_seed), TokenRecorder(self.tokenizer, self.config.max_completion_tokens))
         baseline: list[float] = []
+        turn: dict[str, Any] = {}  # the doctor turn being played: its prompt, and what a fork from before it copies
 
         def fork_point(env: ConsultationEnv, recorder: Any) -> None:
+            turn["messages"] = env.messages()
+            turn["first"] = env.turns == 0
+            # copied now, before the turn changes them; kept only if the turn's entropy rise ranks
+            turn["snapshot"] = None if env.turns == 0 else (
+                copy.deepcopy(env, {id(self.patient): self.patient}), copy.deepcopy(recorder))
+
+        def turn_played(completion: Completion) -> None:
             assert forks is not None
-            entropy = self._entropy(env.messages())
-            if env.turns == 0:
+            # The engine reports the entropy where the turn starts; a client that does not is asked once more.
+            entropy = completion.first_entropy
+            if entropy is None:
+                entropy = self._entropy(turn["messages"])
+            if turn["first"]:
                 baseline.append(entropy)
                 return
             rise = entropy - baseline[0]
             self.entropy_rises.append(rise)
             if rise > self.config.branching.threshold:
-                forks.offer(rise, root, lambda: (copy.deepcopy(env, {id(self.patient): self.patient}), copy.deepcopy(recorder)))
+                snapshot = turn["snapshot"]
+                forks.offer(rise, root, lambda: snapshot)
 
-        result = await run_consultation(env, policy, self.config.sampling(), seed=seed, recorder=recorder,
+        doctor = policy if forks is None else _Reporting(policy, turn_played)
+        result = await run_consultation(env, doctor, self.config.sampling(), seed=seed, recorder=recorder,
                                         before_turn=fork_point if forks is not None else None)
         tokens = result.tokens
         assert tokens is not None  # a recorder was given
@@ -296,6 +310,20 @@ class MultiTurnRollout:
         logp = torch.log_softmax(logits, dim=-1)
         value = float(-(logp.exp() * logp).sum())
         return value if math.isfinite(value) else 0.0
+
+
+class _Reporting:
+    """A doctor client that hands each completion to ``on_completion`` before the consultation sees it."""
+
+    def __init__(self, client: Any, on_completion: Callable[[Completion], None]) -> None:
+        self.client = client
+        self.model = getattr(client, "model", "policy")
+        self.on_completion = on_completion
+
+    async def complete(self, messages: list[Message], **kwargs: Any) -> Completion:
+        completion = await self.client.complete(messages, **kwargs)
+        self.on_completion(completion)
+        return completion
 
 
 class _ForkPoints:

@@ -40,6 +40,8 @@ class Completion(BaseModel):
     tokens: list[int] = Field(default_factory=list)  # completion token ids, when the backend knows them
     finish_reason: str = "stop"  # "stop" | "length"
     logprobs: list[float] | None = None  # per completion token, under the untempered model, when known
+    # the untempered model's next-token entropy (nats) where the completion starts, when the backend knows it
+    first_entropy: float | None = None
     usage: Usage = Field(default_factory=Usage)
 
 

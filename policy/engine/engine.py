@@ -217,6 +217,11 @@ class Engine:
             logits, [r.sampling.temperature for r in requests], self.top_p, [r.generator for r in requests]
         )
         chosen = logprobs[torch.arange(len(tokens)), tokens].tolist()
+        starting = [i for i, request in enumerate(requests) if not request.generated]
+        if starting:  # the entropy where each new completion starts (ARPO's branching reads it)
+            start = logprobs[starting]
+            for i, entropy in zip(starting, (-(start.exp() * start).nan_to_num().sum(dim=-1)).tolist(), strict=True):
+                requests[i].first_entropy = entropy
         for request, token, logprob in zip(requests, tokens, chosen, strict=True):
             request.generated.append(token)
             request.logprobs.append(logprob)

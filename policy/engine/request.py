@@ -45,6 +45,7 @@ class Request:
     on_text: Callable[[str], None] | None = None  # streaming callback, called from the decoding thread
     generated: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
+    first_entropy: float | None = None  # the next-token entropy (nats) at the first generated position
     text: str = ""  # the decoded reply so far (cut at a stop string once one is found)
     emitted: int = 0  # characters of ``text`` already handed to ``on_text``
     finish_reason: str | None = None
@@ -60,6 +61,7 @@ class Request:
             tokens=self.generated,
             finish_reason=self.finish_reason or "length",
             logprobs=self.logprobs,
+            first_entropy=self.first_entropy,
             usage=Usage(prompt_tokens=len(self.prompt_ids), completion_tokens=len(self.generated)),
         )
 

@@ -219,3 +219,21 @@ def test_the_trainer_entry_point_samples_in_the_rollouts_precision(embedded, loc
     sampled = [lp for lps, mask in zip(out["logprobs"], out["env_mask"], strict=True)
                for lp, m in zip(lps, mask, strict=True) if m == 1]
     assert all(lp <= 0 for lp in sampled) and any(lp < 0 for lp in sampled)
+
+
+def test_arpo_reads_the_entropy_the_engine_reports_with_each_turn(embedded, local_client, case, monkeypatch) -> None:
+    """No extra forward pass per turn: the local engine's completion carries the entropy where it starts,
+    the same number a forward pass of the model on the turn's prompt gives."""
+    rollout = _rollout(embedded, local_client, case, max_turns=3, turn_tokens=8,
+                       branching=BranchingConfig(enabled=True, threshold=-1e9, max_branches=1))
+    prompt = rollout.dataset_rows()[0]["prompt"]
+    messages = rollout._make_env(rollout._spec_for(prompt), env_seed=0).messages()
+    completion = asyncio.run(local_client.complete(messages, max_tokens=1, temperature=0.0))
+    assert completion.first_entropy == pytest.approx(rollout._entropy(messages), rel=1e-3, abs=1e-3)
+
+    def no_forward(_messages):
+        raise AssertionError("the entropy should have come with the completion")
+
+    monkeypatch.setattr(rollout, "_entropy", no_forward)
+    root, fork = asyncio.run(rollout.run([prompt, prompt], local_client, group=2))
+    assert rollout.entropy_rises and rollout.branches == 1 and fork.branched_from == 0
