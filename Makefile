@@ -32,8 +32,12 @@ browser:
 run: setup
 	$(BIN)/medverifier demo
 
+# Two pytest-xdist workers, one per core (tests/conftest.py gives each its share of OMP_NUM_THREADS);
+# worksteal hands an idle worker half of the other's queue, so neither waits at the end while the other
+# still has a training test or two to run. TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= 2
 test: setup browser
-	$(BIN)/pytest -q -p no:cacheprovider --timeout=900 tests; rc=$$?; \
+	$(BIN)/pytest -q -p no:cacheprovider --timeout=900 -n $(TEST_WORKERS) --dist worksteal tests; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 bench: setup browser

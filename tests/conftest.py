@@ -13,6 +13,14 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# torch's OpenMP threads (libgomp) spin for a long while at the end of every parallel region by default
+# (GOMP_SPINCOUNT 300000). Whenever anything else wants a core (another torch process a test starts, a
+# second pytest-xdist worker, Chromium, anything else on the machine) the spinning threads take the cores
+# from it and from each other, and generation runs 10-25 times slower (measured on two cores: 24 tokens
+# of the embedded model in ~1 s alone, 14-28 s beside one busy process). A short spin keeps the speed of
+# the default when the machine is quiet and loses little when it is not. Read once, when torch loads
+# libgomp, so it is set here, before anything imports torch; subprocesses the tests start inherit it.
+os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 # The torch threads one process of the project gets (the Makefile's OMP_NUM_THREADS: 2 on two cores).
 PROCESS_THREADS = os.environ.get("OMP_NUM_THREADS") or str(os.cpu_count() or 1)

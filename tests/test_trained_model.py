@@ -31,7 +31,7 @@ model: embedded
 data: {cases: [acs-stemi]}
 warm_start: {variants: 1, seed: 0, concurrency: 1}
 rollout: {max_turns: 3, patient_max_tokens: 12}
-trainer: {per_device_train_batch_size: 1, learning_rate: 1.0e-3, save_steps: 100, disable_tqdm: true,
+trainer: {per_device_train_batch_size: 1, learning_rate: 1.0e-3, save_strategy: "no", disable_tqdm: true,
           report_to: none}
 """
 

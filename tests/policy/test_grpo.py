@@ -33,8 +33,12 @@ TINY = {
     "num_generations": 2, "per_device_train_batch_size": 2, "max_completion_length": 12,
     "learning_rate": 5e-4, "save_steps": 1, "save_total_limit": 1, "seed": 1, "disable_tqdm": True,
 }
-# for tests that never resume: no checkpoint along the way (the stage writes final/ all the same)
-NO_RESUME = {**TINY, "save_steps": 1000, "save_only_model": True}
+# for tests that never resume: no checkpoint at all, not even the one the trainer writes when it stops
+# (the stage writes final/ all the same, and that is what these tests read)
+NO_RESUME = {**TINY, "save_strategy": "no"}
+# the resumed run of a resume test: it reads checkpoint-1 and writes final/; a checkpoint of its own (the
+# model and the optimizer's state, ~1.6 GB) would be written and never read
+NO_CHECKPOINT = {"save_strategy": "no"}
 
 
 def _changed(embedded, folder: Path) -> int:
@@ -134,7 +138,7 @@ def test_rule_stage_trains_and_resumes_after_a_kill(embedded, tmp_path, monkeypa
     out = tmp_path / "rule"
     first = run_stage(config, out, overrides={"max_steps": 1})  # "killed" after step 1: only its checkpoint stays
     assert first.global_step == 1 and (out / "checkpoint-1").is_dir()
-    second = run_stage(config, out, resume=True, overrides={"max_steps": 2})
+    second = run_stage(config, out, resume=True, overrides={"max_steps": 2, **NO_CHECKPOINT})
     assert second.resumed_from and second.resumed_from.endswith("checkpoint-1")
     assert second.global_step == 2
     assert _changed(embedded, Path(second.final_model)) > 0
@@ -238,7 +242,7 @@ def test_validation_keeps_the_best_step_and_resume_remembers_it(embedded, tmp_pa
                          validation={"every": 1, "cases": 1, "max_items": 2, "max_tokens": 8})
     out = tmp_path / "rule"
     run_stage(config, out, overrides={"max_steps": 1})
-    result = run_stage(config, out, resume=True, overrides={"max_steps": 2})
+    result = run_stage(config, out, resume=True, overrides={"max_steps": 2, **NO_CHECKPOINT})
     logged = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     validated = [(r["step"], r["val_reward"]) for r in logged if "val_reward" in r]
     assert [step for step, _ in validated] == [0, 1, 2]  # step 0 once, each step once across the resume
