@@ -18,6 +18,7 @@ The sampling settings are the shared defaults (``patient_sim.loop.SamplingConfig
     .venv/bin/python bench/rollouts.py --episodes 4                      # smaller
     .venv/bin/python bench/rollouts.py --skip-sequential                 # training path vs eval path only
     .venv/bin/python bench/rollouts.py --skip-sequential --patient-dtype bfloat16 --rollout-dtype bfloat16
+    .venv/bin/python bench/rollouts.py --skip-sequential --skip-two-models --arpo   # ARPO's rollouts beside plain
 """
 
 from __future__ import annotations
@@ -49,17 +50,22 @@ def _engine_figures(figures: dict[str, object], mode: str, client, elapsed: floa
     figures[f"{mode}_prefix_hit_share"] = round(stats.prefix_hit_share, 3)
 
 
-async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figures) -> None:  # noqa: ANN001
+async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figures, mode: str = "training") -> None:  # noqa: ANN001
     """The rollout loop as GRPO uses it: token-level, the current policy on its own client, the patient on a
-    frozen copy of the model (``policy.stage_config.default_patient``: the policy's weights change)."""
+    frozen copy of the model (``policy.stage_config.default_patient``: the policy's weights change).
+    ``mode="arpo"``: the same episodes with multiturn.yaml's ARPO branching, in groups of its ``num_generations``."""
     from policy.engine.client import LocalChatClient
     from policy.model import LoadedModel, load_model
     from policy.rollout import MultiTurnRollout, RolloutConfig
+    from policy.stage_config import default_config_path, load_stage_config
 
     patient = LocalChatClient(load_model("embedded", dtype=args.patient_dtype),
                               max_batch_size=max(1, min(args.episodes, args.max_batch)))
+    stage = load_stage_config(default_config_path("multiturn"))
+    branching = stage.rollout.branching.model_copy(update={"enabled": mode == "arpo"})
+    group = int(stage.trainer.get("num_generations", 4)) if mode == "arpo" else 1
     config = RolloutConfig(**sampling.model_dump(exclude={"max_completion_tokens"}), max_completion_tokens=8192,
-                           dtype=args.rollout_dtype)
+                           dtype=args.rollout_dtype, branching=branching)
     rollout = MultiTurnRollout(list({c.id: c for c in cases}.values()), patient, loaded, config)
     # The policy's turns as GRPO samples them: on the trained weights, or on the rollout's copy in ``dtype``.
     sampler = LoadedModel(rollout.sampling_model(loaded.model), loaded.tokenizer, loaded.path, loaded.name)
@@ -67,15 +73,18 @@ async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figu
     rows = {r["case_id"]: r["prompt"] for r in rollout.dataset_rows(seed=args.seed)}
     prompts = [rows[c.id] for c in cases]
     start = time.perf_counter()
-    trajectories = await rollout.run(prompts, policy, seed=args.seed)
+    trajectories = await rollout.run(prompts, policy, group=group, seed=args.seed)
     elapsed = time.perf_counter() - start
     await patient.aclose()
     await policy.aclose()
-    _engine_figures(figures, "training", policy, elapsed, len(trajectories))
-    figures["training_patient_generated_tokens"] = patient.stats.generated_tokens
-    figures["training_policy_tokens"] = sum(sum(t.env_mask) for t in trajectories)
-    figures["training_env_tokens"] = sum(len(t.env_mask) - sum(t.env_mask) for t in trajectories)
-    figures["training_terminations"] = _count(t.ended for t in trajectories)
+    _engine_figures(figures, mode, policy, elapsed, len(trajectories))
+    figures[f"{mode}_patient_generated_tokens"] = patient.stats.generated_tokens
+    figures[f"{mode}_policy_tokens"] = sum(sum(t.env_mask) for t in trajectories)
+    figures[f"{mode}_env_tokens"] = sum(len(t.env_mask) - sum(t.env_mask) for t in trajectories)
+    figures[f"{mode}_terminations"] = _count(t.ended for t in trajectories)
+    if mode == "arpo":
+        figures["arpo_branches"] = rollout.branches
+        figures["arpo_group"] = group
 
 
 async def _two_models(args: argparse.Namespace, cases, personas, sampling, figures) -> None:  # noqa: ANN001
@@ -153,6 +162,10 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
         figures["target_training_vs_concurrent"] = 0.9
         if not args.skip_two_models:  # the same two sets of weights on both paths
             figures["training_vs_two_models"] = round(float(figures["two_models_s"]) / float(figures["training_s"]), 3)
+        if args.arpo:  # consultations per minute with branching, against the plain training path's
+            await _training_path(args, loaded, cases, sampling, figures, mode="arpo")
+            figures["arpo_vs_training"] = round(
+                float(figures["arpo_episodes_per_min"]) / float(figures["training_episodes_per_min"]), 3)
     if not args.skip_sequential:
         figures["speedup"] = round(
             float(figures["concurrent_episodes_per_min"]) / float(figures["sequential_episodes_per_min"]), 2
@@ -195,6 +208,8 @@ def main() -> None:
     parser.add_argument("--rollout-dtype", default=None,
                         help="the training path's policy samples on a copy in this precision (multiturn.yaml's "
                              "rollout.dtype; default: on the float32 weights)")
+    parser.add_argument("--arpo", action="store_true",
+                        help="also the training path with multiturn.yaml's ARPO branching (groups of num_generations)")
     parser.add_argument("--max-batch", type=int, default=16, help="LocalChatClient max_batch_size")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
