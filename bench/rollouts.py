@@ -17,7 +17,7 @@ The sampling settings are the shared defaults (``patient_sim.loop.SamplingConfig
     .venv/bin/python bench/rollouts.py --doctor-max-tokens 96            # the eval path's old settings
     .venv/bin/python bench/rollouts.py --episodes 4                      # smaller
     .venv/bin/python bench/rollouts.py --skip-sequential                 # training path vs eval path only
-    .venv/bin/python bench/rollouts.py --skip-sequential --patient-dtype bfloat16 --rollout-dtype bfloat16
+    .venv/bin/python bench/rollouts.py --skip-sequential --skip-two-models --also-bfloat16   # float32 beside bfloat16
     .venv/bin/python bench/rollouts.py --skip-sequential --skip-two-models --arpo   # ARPO's rollouts beside plain
 """
 
@@ -50,22 +50,25 @@ def _engine_figures(figures: dict[str, object], mode: str, client, elapsed: floa
     figures[f"{mode}_prefix_hit_share"] = round(stats.prefix_hit_share, 3)
 
 
-async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figures, mode: str = "training") -> None:  # noqa: ANN001
+async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figures, mode: str = "training",  # noqa: ANN001
+                         dtype: str | None = None) -> None:
     """The rollout loop as GRPO uses it: token-level, the current policy on its own client, the patient on a
     frozen copy of the model (``policy.stage_config.default_patient``: the policy's weights change).
-    ``mode="arpo"``: the same episodes with multiturn.yaml's ARPO branching, in groups of its ``num_generations``."""
+    ``mode="arpo"``: the same episodes with multiturn.yaml's ARPO branching, in groups of its ``num_generations``.
+    ``dtype``: the patient and the policy's sampling copy in that precision (default: ``--patient-dtype`` and
+    ``--rollout-dtype``)."""
     from policy.engine.client import LocalChatClient
     from policy.model import LoadedModel, load_model
     from policy.rollout import MultiTurnRollout, RolloutConfig
     from policy.stage_config import default_config_path, load_stage_config
 
-    patient = LocalChatClient(load_model("embedded", dtype=args.patient_dtype),
+    patient = LocalChatClient(load_model("embedded", dtype=dtype or args.patient_dtype),
                               max_batch_size=max(1, min(args.episodes, args.max_batch)))
     stage = load_stage_config(default_config_path("multiturn"))
     branching = stage.rollout.branching.model_copy(update={"enabled": mode == "arpo"})
     group = int(stage.trainer.get("num_generations", 4)) if mode == "arpo" else 1
     config = RolloutConfig(**sampling.model_dump(exclude={"max_completion_tokens"}), max_completion_tokens=8192,
-                           dtype=args.rollout_dtype, branching=branching)
+                           dtype=dtype or args.rollout_dtype, branching=branching)
     rollout = MultiTurnRollout(list({c.id: c for c in cases}.values()), patient, loaded, config)
     # The policy's turns as GRPO samples them: on the trained weights, or on the rollout's copy in ``dtype``.
     sampler = LoadedModel(rollout.sampling_model(loaded.model), loaded.tokenizer, loaded.path, loaded.name)
@@ -162,6 +165,12 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
         figures["target_training_vs_concurrent"] = 0.9
         if not args.skip_two_models:  # the same two sets of weights on both paths
             figures["training_vs_two_models"] = round(float(figures["two_models_s"]) / float(figures["training_s"]), 3)
+        if args.also_bfloat16:  # the same training path with the patient and the policy's sampling in bfloat16
+            await _training_path(args, loaded, cases, sampling, figures, mode="training_bf16", dtype="bfloat16")
+            figures["training_bf16_vs_concurrent"] = round(
+                float(figures["concurrent_s"]) / float(figures["training_bf16_s"]), 3)
+            figures["training_bf16_speedup"] = round(
+                float(figures["training_s"]) / float(figures["training_bf16_s"]), 3)
         if args.arpo:  # consultations per minute with branching, against the plain training path's
             await _training_path(args, loaded, cases, sampling, figures, mode="arpo")
             figures["arpo_vs_training"] = round(
@@ -208,6 +217,8 @@ def main() -> None:
     parser.add_argument("--rollout-dtype", default=None,
                         help="the training path's policy samples on a copy in this precision (multiturn.yaml's "
                              "rollout.dtype; default: on the float32 weights)")
+    parser.add_argument("--also-bfloat16", action="store_true",
+                        help="also the training path with the patient and the policy's sampling copy in bfloat16")
     parser.add_argument("--arpo", action="store_true",
                         help="also the training path with multiturn.yaml's ARPO branching (groups of num_generations)")
     parser.add_argument("--max-batch", type=int, default=16, help="LocalChatClient max_batch_size")
