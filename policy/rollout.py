@@ -219,7 +219,7 @@ class MultiTurnRollout:
         def fork_point(env: ConsultationEnv, recorder: Any) -> None:
             turn["messages"] = env.messages()
             turn["first"] = env.turns == 0
-            # copied now, before the turn changes them; kept only if the turn's entropy rise ranks
+            # copied now, before the turn changes them (the rise is known only after it); kept only if it ranks
             turn["snapshot"] = None if env.turns == 0 else (
                 copy.deepcopy(env, {id(self.patient): self.patient}), copy.deepcopy(recorder))
 
@@ -235,8 +235,7 @@ class MultiTurnRollout:
             rise = entropy - baseline[0]
             self.entropy_rises.append(rise)
             if rise > self.config.branching.threshold:
-                snapshot = turn["snapshot"]
-                forks.offer(rise, root, lambda: snapshot)
+                forks.offer(rise, root, turn["snapshot"])
 
         doctor = policy if forks is None else _Reporting(policy, turn_played)
         result = await run_consultation(env, doctor, self.config.sampling(), seed=seed, recorder=recorder,
@@ -327,18 +326,18 @@ class _Reporting:
 
 
 class _ForkPoints:
-    """The ``size`` highest-rise fork points offered so far; a point is copied only while it ranks."""
+    """The ``size`` highest-rise fork points offered so far (each with its copy of the env and recorder)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._points: list[tuple[float, int, int, tuple[ConsultationEnv, TokenRecorder]]] = []
         self._offered = 0
 
-    def offer(self, rise: float, root: int, snapshot: Callable[[], tuple[ConsultationEnv, TokenRecorder]]) -> None:
+    def offer(self, rise: float, root: int, snapshot: tuple[ConsultationEnv, TokenRecorder]) -> None:
         self._offered += 1
         if self.size == 0 or (len(self._points) == self.size and rise <= self._points[-1][0]):
             return
-        self._points.append((rise, -self._offered, root, snapshot()))
+        self._points.append((rise, -self._offered, root, snapshot))
         self._points.sort(key=lambda p: (p[0], p[1]), reverse=True)
         del self._points[self.size:]
 

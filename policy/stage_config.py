@@ -106,7 +106,7 @@ class PatientConfig(BaseModel):
     Its weights never change, so their precision is free to choose: on a CPU with bfloat16 matrix units
     (``bench/rollouts.py --patient-dtype bfloat16`` measures it) a bfloat16 patient decodes faster, and the
     patient's reply is only a restyling of the facts the fact selector picked (leaks and unsupported claims are
-    still checked). The doctor, whose tokens are trained, stays in float32.
+    still checked). The doctor's turns are sampled in the rollout's own precision (``rollout.dtype``).
     """
 
     model_config = ConfigDict(extra="forbid")
