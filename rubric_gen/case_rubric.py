@@ -107,7 +107,8 @@ _EMPATHY_TERMS = [
     "doing so well", "i'm glad", "i am glad", "really glad", "so glad", "well done",
     "big diagnosis", "big news", "lot to deal with", "lot to hear", "not you being weak", "not a weakness",
     "poor you", "coping with a lot", "been through a lot",
-    "not a sign of weakness",
+    "not a sign of weakness", "must have been", "must have given you", "must have felt", "a fright", "a worry",
+    "put up with", "fed up",
 ]
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
@@ -162,6 +163,9 @@ _SAFETY_NET_RE = (
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))any\s+[^.!?\n]{3,140},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     r"|\breturn precautions\b[^.!?\n]{0,20}?:\s*\w"  # the American heading for it
+    # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
+    r"|\b(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?)"
+    r"(?: (?:immediately|straight away|right away|at once|urgently))? about (?:any|new|a|worsening|more)\b"
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."

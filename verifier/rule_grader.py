@@ -79,7 +79,8 @@ _EMERGENCY_RE = re.compile(
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
     # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
     # right now"); a referral "urgently" may be a routine clinic's fast track, so only now and its synonyms
-    r"|(?:surgeons?|surgical\s+(?:team|registrar|reg|referral|review|opinion)|icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care"
+    r"|(?:surgeons?|general\s+surgery|surgical\s+(?:team|registrar|reg|referral|review|opinion)|icu|itu|picu|nicu|micu|sicu"
+    r"|intensive\s+care|hdu|critical\s+care"
     r")\b"
     r"[^.!?\n;]{0,60}?\b(?:now|immediately|right\s+away|straight\s+away|stat)\b"
     r"|(?:icu|itu|picu|nicu|micu|sicu|intensive\s+care|hdu|critical\s+care)\s+(?:team\s+)?(?:has|have)\s+accepted"
@@ -363,11 +364,17 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     wanted = [clinical.read_order(t) for t in check.tests]
     together: list[str] = []
     held: set[str] = set()
+    # a panel the check asks for, and the orders that name its parts one by one ("PT, aPTT, thrombin time,
+    # fibrinogen" is the coagulation screen)
+    panels = {p: parts for target in wanted for p in target.tests if (parts := clinical.parts_of(p))}
+    parts_named: dict[str, str] = {}
     for kind, whole in transcript.orders():
         for name in _order_readings(whole):
             order = clinical.read_order(name, exam=kind == "exam")
             if any(clinical.names(order, target) for target in wanted):
                 return name
+            for test in order.tests:
+                parts_named.setdefault(test, name)
             if check.holds:
                 named = set(clinical.resolve(name, check.holds, exam=kind == "exam").named)
                 if named == set(check.holds):
@@ -381,6 +388,10 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     if check.holds and (held == set(check.holds)
                         or (len(check.holds) >= MOST_OF_GROUP_MIN and len(held) >= MOST_OF_GROUP * len(check.holds))):
         return " + ".join(together)
+    for parts in panels.values():
+        named = parts & set(parts_named)
+        if named == parts or (len(parts) >= MOST_OF_GROUP_MIN and len(named) >= MOST_OF_GROUP * len(parts)):
+            return " + ".join(dict.fromkeys(parts_named[t] for t in sorted(named)))
     return None
 
 
