@@ -23,9 +23,13 @@ repeated questions, over the project's cases and ``../shared/data/agentclinic_me
   scripted reference asks them, ``patient_sim.doctors``): per case set and per register, the share of
   replies that tell a case fact, the difference in points, "don't know" rates, leaks, traceability and
   invented facts (a reply told from no fact that holds clinical terms or numbers). A question the case
-  holds no fact for (``fidelity.record_silent``: no fact names, answers or shares a content word with what it
-  asks, such as a pertinent negative the record never mentions; AgentClinic records never list allergies)
-  is counted apart
+  holds no fact for is counted apart. Whether it does is a clinician's call, not the code's: every natural
+  question is annotated (``data/natural/answerable/<set>.jsonl``: answerable or not from the patient's side of
+  the record, with the record's words as evidence; written by clinicians from the records alone, the brief
+  beside it). A question the annotation lacks (a consultation added later, ``--natural-dir`` elsewhere) falls
+  back to the heuristic ``fidelity.record_silent`` (no fact names, answers or shares a content word with what it
+  asks), and the figures say how many were judged each way (``judged_by_annotation``) and how often the two
+  agree (``heuristic_agreement``). A silent question is counted apart
   (``silent_*``, where "don't know" is the right reply) and left out of ``fact_rate`` on both sides, the
   natural wording and the case's own; ``fact_rate_all`` counts every question. The same figures per half
   (``splits``: ``tune`` for the consultations marked ``heldout: false``, ``heldout`` for the others); the
@@ -77,6 +81,7 @@ from verifier.types import Case, Message  # noqa: E402
 
 AGENTCLINIC = Path(__file__).resolve().parents[2] / "shared" / "data" / "agentclinic_medqa.jsonl"
 NATURAL_DIR = Path(__file__).resolve().parents[1] / "data" / "natural"
+ANSWERABLE_FILE = "answerable/{name}.jsonl"  # beside the natural consultations: a clinician's call per question
 AXES = ("language", "recall", "confusion", "bias", "extraversion")
 _ONSET_RE = re.compile(
     r"\b(yesterday|ago|since|started|began|begun|overnight|this morning|last (night|week|month|year)|"
@@ -388,10 +393,13 @@ class Answers:
     untraced: Counter = field(default_factory=Counter)
     invented: list[str] = field(default_factory=list)
     dont_know_examples: list[dict] = field(default_factory=list)  # per-question "don't know" replies
+    annotated: int = 0  # questions whose silence the clinicians' annotation decided (the rest: the heuristic)
+    agreement: Counter = field(default_factory=Counter)  # annotation against heuristic, on the annotated ones
 
     def add(self, other: Answers) -> None:
+        self.agreement.update(other.agreement)
         for name in ("asked", "facts", "dont_know", "refused", "unreplied", "silent", "silent_dont_know",
-                     "silent_facts", "terms", "traced"):
+                     "silent_facts", "terms", "traced", "annotated"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.untraced.update(other.untraced)
         self.leaks.extend(other.leaks)
@@ -412,11 +420,13 @@ class Answers:
 
 
 async def ask_history(case: Case, doctor_turns: list[str], seed: int, patient: ChatClient, *,
-                      register: str = "", record_dont_know: bool = False) -> Answers:
+                      register: str = "", record_dont_know: bool = False,
+                      answerable: dict[str, bool] | None = None) -> Answers:
     """Ask ``doctor_turns`` in order, one consultation through the loop, and count the replies: a case fact
     (``kind == "facts"``), "don't know", a refusal (misread as a probe), each apart for the questions the
-    record is silent on (``fd.record_silent``); leaks, traceability, and invented facts (a reply told from no
-    fact that still holds clinical terms or numbers)."""
+    record is silent on (``answerable``: a clinician's call per question, where given; else
+    ``fd.record_silent``); leaks, traceability, and invented facts (a reply told from no fact that still holds
+    clinical terms or numbers)."""
     answers = Answers()
     if not doctor_turns:
         return answers
@@ -424,7 +434,14 @@ async def ask_history(case: Case, doctor_turns: list[str], seed: int, patient: C
     env = new_env(case, sample_persona(seed, case), patient, sampling, seed=seed)
     await run_consultation(env, ScriptedDoctorClient(doctor_turns), sampling, seed=seed)
     facts = case_facts(case)
-    silent = [fd.record_silent(question, facts) for question in doctor_turns]
+    answerable = answerable or {}
+    guessed = [fd.record_silent(question, facts) for question in doctor_turns]
+    silent = [not answerable[q] if q in answerable else guess for q, guess in zip(doctor_turns, guessed, strict=True)]
+    for question, guess in zip(doctor_turns, guessed, strict=True):
+        if question in answerable:
+            answers.annotated += 1
+            answers.agreement[f"annotation_{'answerable' if answerable[question] else 'silent'}"
+                              f"_heuristic_{'silent' if guess else 'answerable'}"] += 1
     told = [env.revealed_facts[0]]
     replies = env.replies
     answers.asked = len(doctor_turns)
@@ -477,6 +494,26 @@ class Consultation(NamedTuple):
     heldout: bool = False
 
 
+def load_answerable(path: Path) -> dict[tuple[str, str, str], bool]:
+    """``data/natural/answerable/<set>.jsonl``: a clinician's call on each natural question, keyed by
+    ``(case, register, question)``. A line that is not such an object stops the bench with its file and line."""
+    calls: dict[tuple[str, str, str], bool] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            key = (str(row["case"]), str(row["register"]), str(row["question"]))
+            value = row["answerable"]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise SystemExit(f"error: {path}:{number}: not an annotation (case, register, question, answerable): "
+                             f"{exc}") from None
+        if not isinstance(value, bool):
+            raise SystemExit(f"error: {path}:{number}: 'answerable' must be true or false, not {value!r}")
+        calls[key] = value
+    return calls
+
+
 def load_natural(path: Path) -> list[Consultation]:
     """``data/natural/*.yaml``: every consultation, in file order."""
     import yaml
@@ -510,16 +547,22 @@ def _answer_figures(per_question: Answers, per_turn: Answers) -> dict:
         "traceability": fd.share(replies.traced, replies.terms), "clinical_terms": replies.terms,
         "untraced_top": replies.untraced.most_common(5),
         "invented": len(replies.invented), "invented_examples": replies.invented[:3],
+        # who decided which questions the record answers: the clinicians' annotation, or the heuristic
+        "judged_by_annotation": per_question.annotated,
+        "heuristic_agreement": dict(sorted(per_question.agreement.items())),
     }
 
 
 async def run_natural_set(cases: dict[str, Case], consultations: list[Consultation],
-                          patient: ChatClient, concurrency: int = 8) -> dict:
+                          patient: ChatClient, concurrency: int = 8,
+                          annotation: dict[tuple[str, str, str], bool] | None = None) -> dict:
     """One case set's natural consultations beside the same cases' own wording: the fact-answer rate per
     question and per turn (over the questions the case holds a fact for; over every question as
     ``*_all``), per register and over all, the difference in points, "don't know" rates, leaks,
     traceability and invented facts; the same per half (``splits``: tune and heldout); and every natural
-    question the case holds a fact for that was answered "don't know" (``dont_know``, with its half)."""
+    question the case holds a fact for that was answered "don't know" (``dont_know``, with its half).
+    ``annotation``: the clinicians' call per ``(case, register, question)`` (``load_answerable``)."""
+    annotation = annotation or {}
     consultations = [Consultation(*c) for c in consultations if c[0] in cases]
     order = list(dict.fromkeys(c.case for c in consultations))
     seeds = {case_id: 7919 + i for i, case_id in enumerate(order)}  # one persona per case, natural and own alike
@@ -532,8 +575,13 @@ async def run_natural_set(cases: dict[str, Case], consultations: list[Consultati
     async def natural(consultation: Consultation) -> tuple[Answers, Answers]:
         history = fd.history_questions(consultation.turns)
         questions = [q for _, qs in history for q in qs]
-        return (await asked(consultation.case, questions, register=consultation.register, record_dont_know=True),
-                await asked(consultation.case, [t for t, _ in history]))
+        calls = {q: annotation[key] for q in questions
+                 if (key := (consultation.case, consultation.register, q)) in annotation}
+        # a whole turn is answerable when one of its questions is; judged so only when every one is annotated
+        turn_calls = {turn: any(calls[q] for q in qs) for turn, qs in history if qs and all(q in calls for q in qs)}
+        return (await asked(consultation.case, questions, register=consultation.register, record_dont_know=True,
+                            answerable=calls),
+                await asked(consultation.case, [t for t, _ in history], answerable=turn_calls))
 
     async def own(case_id: str) -> dict[str, Answers]:
         wording = own_wording(cases[case_id])
@@ -612,7 +660,9 @@ async def run_natural(sets: dict[str, tuple[list[Case], Path]], patient: ChatCli
         if quick:
             keep = list(dict.fromkeys(c.case for c in consultations if c.case in by_id))[:4]
             consultations = [c for c in consultations if c.case in keep]
-        figures = await run_natural_set(by_id, consultations, patient, concurrency)
+        calls = path.parent / ANSWERABLE_FILE.format(name=name)
+        annotation = load_answerable(calls) if calls.is_file() else {}
+        figures = await run_natural_set(by_id, consultations, patient, concurrency, annotation)
         dont_know = [d for d in figures.pop("dont_know") if not d["heldout"]]
         figures["dont_know_examples"] = [f"{d['case']} [{d['register']}]: {d['question']!r} -> {d['reply']!r}"
                                          for d in dont_know[:dont_know_examples]]

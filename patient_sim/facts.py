@@ -56,8 +56,9 @@ _CONTENT_WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
     (re.compile(r"^I work as\b"), ("demographics",), "job occupation"),
 )
 _OPEN_QUESTION_RE = re.compile(
-    r"\b(what brings|what brought|how can i help|what can i do|tell me (more|about)|go on|anything else|"
-    r"what (seems to be|is) the (problem|matter|trouble)|describe|what happened|how are you|explain)\b",
+    r"\b(what brings|what brought|how can i help|what can i do|tell me (more|about|a bit|a little|what)|go on|"
+    r"anything else|what (seems to be|is) the (problem|matter|trouble)|describe|what happened|how are you|explain|"
+    r"what(?:'s| is| has)(?: been)? (?:going on|happening)|walk me through|in your own words)\b",
     re.IGNORECASE,
 )
 _STORY_TOPICS = ("hpi", "symptoms", "complaint")
@@ -97,6 +98,8 @@ _PAST_KEYS = frozenset({"past_history", "intent:previous"})
 # "Allergic to any antibiotics?": the medicine named is what the allergy is to, not a medicine taken.
 _ALLERGIC_TO_RE = re.compile(r"\ballerg\w*\s+(?:to|with|from)\b[^,;.?!]*?(?=,|;|\band\b|\bor\b|[.?!]|$)",
                              re.IGNORECASE)
+# What a reaction to a medicine looks like: told with the medicine, it answers "any allergies?"
+_REACTIONS = frozenset({"rash", "swelling", "anaphylaxis", "itch"})
 _TOPIC_CONCEPT: dict[str, Topic] = {"allergies": "allergies", "family_history": "family", "past_history": "history"}
 
 
@@ -159,8 +162,14 @@ def _place(group: tuple[str, ...]) -> bool:
 def _topic_concepts(fact: Fact) -> set[str]:
     """The record concepts a fact is about by its topic or its medicines: ``medications`` for a medicine
     anywhere; ``allergies``, ``family_history`` and ``past_history`` for those topics' facts."""
-    return ({"medications"} if names_medicine(fact) else set()) | {
+    return ({"medications"} if names_medicine(fact) else set()) | ({"allergies"} if reacted_to_medicine(fact) else set()) | {
         concept for concept, topic in _TOPIC_CONCEPT.items() if fact.topic == topic}
+
+
+def reacted_to_medicine(fact: Fact) -> bool:
+    """A fact that tells a reaction to a medicine ("treated with amoxicillin, during which she developed a rash"):
+    the allergy history a patient gives when asked about allergies."""
+    return fact.topic != "allergies" and names_medicine(fact) and bool(_REACTIONS & set(_layer_keys(fact.text)))
 
 
 def names_medicine(fact: Fact) -> bool:
@@ -189,6 +198,8 @@ def _fact_keys(fact: Fact) -> list[str]:
     keys = _layer_keys(fact.text)
     if names_medicine(fact) and "medications" not in keys:
         keys.append("medications")
+    if reacted_to_medicine(fact) and "allergies" not in keys:
+        keys.append("allergies")
     return keys + fact_answers(fact)
 
 

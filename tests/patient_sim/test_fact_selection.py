@@ -139,3 +139,47 @@ def test_a_record_topic_asked_by_name_is_answered_from_that_topic_only() -> None
     found = texts("small-bowel-obstruction", "PMH?")
     assert found and all(f in {"Hysterectomy 15 years ago", "Appendix removed as a child"} for f in found), found
     assert texts("small-bowel-obstruction", "Any previous operations on your tummy?")[0] == "Hysterectomy 15 years ago"
+
+
+def _record(complaint: str, **fields: object):  # noqa: ANN202 - a case with the fields a real record has around the one tested
+    base = {"chief_complaint": complaint, "history_of_present_illness": f"{complaint} for 3 weeks.",
+            "past_medical_history": ["Hypertension"], "medications": ["Amlodipine 5 mg daily"],
+            "social_history": ["Non-smoker, drinks socially", "Lives with her husband"],
+            "family_history": ["Mother had diabetes"], "review_of_systems": ["No fever", "No weight loss"]}
+    return _case(**{**base, **fields})
+
+
+@pytest.mark.parametrize(("complaint", "question", "fields", "fact"), [
+    # a reaction to a medicine is the allergy history a patient gives
+    ("Sore throat", "Any allergies?", {"past_medical_history": ["Treated with co-amoxiclav last year, during which she "
+                                                                "came out in hives"]},
+     "Treated with co-amoxiclav last year, during which she came out in hives"),
+    # a lump's course
+    ("Lump in the groin", "Growing?", {"history_of_present_illness": "A lump in the groin that has increased in size "
+                                       "over 3 weeks."}, "A lump in the groin that has increased in size over 3 weeks"),
+    ("Lump in the groin", "How fast has it grown?", {"history_of_present_illness": "A lump in the groin that has "
+                                                     "increased in size over 3 weeks."},
+     "A lump in the groin that has increased in size over 3 weeks"),
+    # an open question in a clinician's everyday words
+    ("Low mood", "Walk me through what's been going on.", {}, "Low mood"),
+    ("Burning when passing urine", "UTIs before?", {"past_medical_history": ["Two similar episodes last year"]},
+     "Two similar episodes last year"),
+    ("Burning when passing urine", "Leaking?", {"review_of_systems": ["Denies involuntary loss of urine"]},
+     "No involuntary loss of urine"),
+    ("Low mood", "Has anyone hurt you?", {"social_history": ["Denies experiencing domestic abuse"]}, "No domestic abuse"),
+    ("Cough", "Birth, newborn problems?", {"past_medical_history": ["Born at 38 weeks by caesarean section"]},
+     "Born at 38 weeks by caesarean section"),
+])
+def test_round_ten_questions_find_the_fact_a_clinician_says_answers_them(complaint: str, question: str, fields: dict,
+                                                                         fact: str) -> None:
+    found = [f.text for f in FactIndex(case_facts(_record(complaint, **fields))).select(question)]
+    assert fact in found, found
+
+
+@pytest.mark.parametrize(("complaint", "question", "fields"), [
+    ("Sore throat", "Any allergies?", {"past_medical_history": ["Treated with co-amoxiclav last year, which cleared it"]}),
+    ("Knee pain", "Has anyone hurt you?", {"history_of_present_illness": "Knee pain that hurts when she kneels."}),
+])
+def test_a_lookalike_record_still_gives_no_answer(complaint: str, question: str, fields: dict) -> None:
+    found = [f.text for f in FactIndex(case_facts(_record(complaint, **fields))).select(question)]
+    assert found == [], (question, found)

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from patient_sim import fidelity as fd
 from patient_sim.cases import project_cases
 from patient_sim.facts import Fact
@@ -118,6 +120,57 @@ def test_natural_questions_are_measured_beside_the_cases_own_wording() -> None:
             if d["question"] == "What's your favourite colour?"} == {("acute-appendicitis", "gp_lay", False),
                                                                      ("upper-gi-bleed", "gp_lay", True)}
     assert figures["own_leaks"] == 0
+
+
+def test_a_clinician_s_annotation_decides_which_questions_the_record_answers(tmp_path: Path) -> None:
+    """Where the natural questions are annotated (data/natural/answerable/<set>.jsonl), the annotation, not the
+    heuristic, says which are silent; the figures say how many were judged so and how often the two agree."""
+    bench = _bench_module()
+    consultations = [c for c in bench.load_natural(NATURAL_FIXTURE / "project.yaml") if c.case == "acute-appendicitis"]
+    cases = {c.id: c for c in project_cases() if c.id == "acute-appendicitis"}
+    plain = asyncio.run(bench.run_natural_set(cases, consultations, bench.NoModel()))
+    assert plain["judged_by_annotation"] == 0 and plain["heuristic_agreement"] == {}
+    assert plain["silent_questions"] == 0  # the heuristic: a question about nothing it knows counts as answerable
+    calls = tmp_path / "project.jsonl"
+    calls.write_text(
+        json.dumps({"case": "acute-appendicitis", "register": "gp_lay", "question": "What's your favourite colour?",
+                    "answerable": False, "evidence": ""}) + "\n"
+        + json.dumps({"case": "acute-appendicitis", "register": "gp_lay", "question": "Are you off your food?",
+                      "answerable": True, "evidence": "loss of appetite"}) + "\n")
+    annotated = asyncio.run(bench.run_natural_set(cases, consultations, bench.NoModel(),
+                                                  annotation=bench.load_answerable(calls)))
+    assert annotated["judged_by_annotation"] == 2
+    assert annotated["heuristic_agreement"] == {"annotation_answerable_heuristic_answerable": 1,
+                                                "annotation_silent_heuristic_answerable": 1}
+    # the colour question is now silent: its "don't know" is the right reply, out of the fact rate
+    assert annotated["silent_questions"] == 1 and annotated["answerable_questions"] == plain["answerable_questions"] - 1
+    assert not [d for d in annotated["dont_know"] if d["question"] == "What's your favourite colour?"]
+    assert [d for d in plain["dont_know"] if d["question"] == "What's your favourite colour?"]
+    assert annotated["fact_rate"] > plain["fact_rate"]
+
+
+def test_a_bad_annotation_line_is_named_by_file_and_line(tmp_path: Path) -> None:
+    bench = _bench_module()
+    calls = tmp_path / "agentclinic.jsonl"
+    calls.write_text('{"case": "x", "register": "terse", "question": "Fever?", "answerable": true}\n'
+                     '{"case": "x", "register": "terse", "question": "Cough?", "answerable": "yes"}\n')
+    with pytest.raises(SystemExit, match=r"agentclinic\.jsonl:2: 'answerable' must be true or false"):
+        bench.load_answerable(calls)
+    calls.write_text("not json\n")
+    with pytest.raises(SystemExit, match=r"agentclinic\.jsonl:1: not an annotation"):
+        bench.load_answerable(calls)
+
+
+def test_every_shipped_natural_question_is_annotated() -> None:
+    """The shipped natural consultations and their annotation files are kept together: every history question of
+    data/natural/<set>.yaml has a clinician's call, so the shipped figures never fall back to the heuristic."""
+    bench = _bench_module()
+    natural = Path(__file__).resolve().parents[2] / "data" / "natural"
+    for name in ("project", "agentclinic"):
+        calls = bench.load_answerable(natural / "answerable" / f"{name}.jsonl")
+        missing = [(c.case, c.register, q) for c in bench.load_natural(natural / f"{name}.yaml")
+                   for _, qs in fd.history_questions(c.turns) for q in qs if (c.case, c.register, q) not in calls]
+        assert not missing, (name, missing[:5])
 
 
 def test_a_question_the_record_is_silent_on_is_told_apart() -> None:
