@@ -161,9 +161,14 @@ def _place(group: tuple[str, ...]) -> bool:
 
 def _topic_concepts(fact: Fact) -> set[str]:
     """The record concepts a fact is about by its topic or its medicines: ``medications`` for a medicine
-    anywhere; ``allergies``, ``family_history`` and ``past_history`` for those topics' facts."""
-    return ({"medications"} if names_medicine(fact) else set()) | ({"allergies"} if reacted_to_medicine(fact) else set()) | {
-        concept for concept, topic in _TOPIC_CONCEPT.items() if fact.topic == topic}
+    anywhere; ``allergies``, ``family_history`` and ``past_history`` for those topics' facts, and ``allergies``
+    for a reaction to a medicine told anywhere."""
+    concepts = {concept for concept, topic in _TOPIC_CONCEPT.items() if fact.topic == topic}
+    if names_medicine(fact):
+        concepts.add("medications")
+    if reacted_to_medicine(fact):  # a rash on amoxicillin is the allergy history
+        concepts.add("allergies")
+    return concepts
 
 
 def reacted_to_medicine(fact: Fact) -> bool:
