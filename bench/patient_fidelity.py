@@ -435,13 +435,15 @@ async def ask_history(case: Case, doctor_turns: list[str], seed: int, patient: C
     await run_consultation(env, ScriptedDoctorClient(doctor_turns), sampling, seed=seed)
     facts = case_facts(case)
     answerable = answerable or {}
-    guessed = [fd.record_silent(question, facts) for question in doctor_turns]
-    silent = [not answerable[q] if q in answerable else guess for q, guess in zip(doctor_turns, guessed, strict=True)]
-    for question, guess in zip(doctor_turns, guessed, strict=True):
-        if question in answerable:
+    silent = []
+    for question in doctor_turns:
+        guess = fd.record_silent(question, facts)
+        if question in answerable:  # the clinicians' call decides; the heuristic is only compared with it
             answers.annotated += 1
             answers.agreement[f"annotation_{'answerable' if answerable[question] else 'silent'}"
                               f"_heuristic_{'silent' if guess else 'answerable'}"] += 1
+            guess = not answerable[question]
+        silent.append(guess)
     told = [env.revealed_facts[0]]
     replies = env.replies
     answers.asked = len(doctor_turns)

@@ -373,7 +373,7 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
             order = clinical.read_order(name, exam=kind == "exam")
             if any(clinical.names(order, target) for target in wanted):
                 return name
-            for test in order.tests:
+            for test in order.tests if panels else ():
                 parts_named.setdefault(test, name)
             if check.holds:
                 named = set(clinical.resolve(name, check.holds, exam=kind == "exam").named)
