@@ -65,7 +65,8 @@ _ASIDE = re.compile(r"\([^()]*\)")
 # Clinical shorthand with a slash is one word, not a list: "Dumping syndrome s/p sleeve gastrectomy", "L4/5".
 _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
               (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"),
-              (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"))  # spinal levels
+              (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"),  # spinal levels
+              (re.compile(r"\b(\d{1,2})(?:\+\d)?/40\b"), r"\1 weeks"))  # a gestation: "preterm 33/40", "34+2/40"
 # Presentations a clinician states with their cause ("Sciatica due to an L4/5 disc prolapse", "Anaemia secondary
 # to ..."): with the case's diagnosis as the cause, the statement names it. A rival condition never stands first.
 _PRESENTATIONS = frozenset("""sciatica radiculopathy myelopathy neuropathy neuralgia anaemia anemia jaundice
@@ -384,8 +385,10 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     naming_parts = 0
     # conditions hidden in brackets ("Migraine (tension headache, cluster headache, sinusitis)") are a list too
     crowded_tail = len({c for aside in _ASIDE.findall(sentence) for c in _named(aside, lex) if c != "answer"}) > 1
-    for part in kept:
+    for index, part in enumerate(kept):
         head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
+        if index and ids == ["answer"] and _presentation_only(head):
+            continue  # what the answer brought about, not a second diagnosis: "Late dumping syndrome - hypoglycaemia"
         found = sorted(set(_named(head, lex)))
         naming_parts += bool(found)
         ids.extend(c for c in found if c not in ids)
@@ -400,6 +403,12 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     head = _split_qualifier(kept[0])[0] if kept else ""
     return Statement(text=sentence, head=head, conditions=tuple(ids), parts=tuple(kept), listed=listed,
                      problems=problems)
+
+
+def _presentation_only(part: str) -> bool:
+    """Whether ``part`` names a presentation and nothing else ("hypoglycaemia", "with seizures")."""
+    tokens = content(part) - GENERIC - BODY
+    return bool(tokens) and tokens <= _PRESENTATIONS
 
 
 @dataclass(frozen=True)

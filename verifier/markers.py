@@ -49,6 +49,9 @@ def _split_outside_brackets(line: str) -> list[str]:
     return [*pieces, line[start:]]
 
 
+_BLOOD_COUNT, _SMEAR = "test:cbc", "method:smear"
+
+
 def parse_orders(text: str) -> list[tuple[str, str]]:
     """Every ordered item as ``(kind, name)``, kind ``"test"`` or ``"exam"``; a line that orders several
     ("REQUEST TEST: ECG, troponin, chest X-ray") gives one entry per item. "and" and "/" do not split,
@@ -59,11 +62,14 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for match in _ORDER_RE.finditer(text):
         kind = "test" if match.group(1).upper() == "TEST" else "exam"
+        line = clinical.read_order(match.group(2))
         for name in _split_outside_brackets(match.group(2)):
             name = name.strip().strip(".*[]\"'").strip()
             if not name:
                 continue
             order = clinical.read_order(name)
+            if _BLOOD_COUNT in line.tests and order.methods == {_SMEAR} and not (order.tests or order.sites or order.rest):
+                name, order = f"blood {name}", clinical.read_order(f"blood {name}")  # "CBC, smear": the blood smear
             if found and found[-1][0] == kind and order.sites and not (order.tests or order.methods or order.rest):
                 found[-1] = (kind, f"{found[-1][1]}, {name}")
             else:

@@ -183,3 +183,39 @@ def test_round_ten_questions_find_the_fact_a_clinician_says_answers_them(complai
 def test_a_lookalike_record_still_gives_no_answer(complaint: str, question: str, fields: dict) -> None:
     found = [f.text for f in FactIndex(case_facts(_record(complaint, **fields))).select(question)]
     assert found == [], (question, found)
+
+
+@pytest.mark.parametrize(("complaint", "questions", "fields", "fact"), [
+    # a clipped follow-up whose word names nothing clinical is about the last thing asked
+    ("Weight loss", ["How much weight have you lost?", "Intentional?"],
+     {"history_of_present_illness": "Unintentional weight loss of 18 kg over 6 months."},
+     "Unintentional weight loss of 18 kg over 6 months"),
+    ("Finger injury", ["Which finger?", "Mechanism?"],
+     {"history_of_present_illness": "His ring finger got caught in another player's jersey, who pulled away."},
+     "His ring finger got caught in another player's jersey, who pulled away"),
+    ("Low mood", ["Hearing voices?", "What do they say?"],
+     {"history_of_present_illness": "She hears voices telling her she is worthless."},
+     "She hears voices telling her she is worthless"),
+    # round eleven's words for what the record says
+    ("Odd behaviour", ["Self-care?"], {"history_of_present_illness": "Odd behaviour for 6 months. He is unkempt."},
+     "He is unkempt"),
+    ("Shoulder pain", ["Night pain?"], {"history_of_present_illness": "Shoulder pain for 2 months. Pain disrupts sleep."},
+     "Pain disrupts sleep"),
+    ("Vomiting", ["Colour, green?"], {"history_of_present_illness": "Several episodes of bilious vomiting since birth."},
+     "Several episodes of bilious vomiting since birth"),
+    ("Crying at night", ["Consolable?"], {"history_of_present_illness": "Cries at night; she can be consoled by her "
+                                                                       "parents."},
+     "Cries at night; she can be consoled by her parents"),
+])
+def test_round_eleven_questions_find_the_fact_a_clinician_says_answers_them(complaint: str, questions: list[str],
+                                                                            fields: dict, fact: str) -> None:
+    index = FactIndex(case_facts(_record(complaint, **fields)))
+    found = [[f.text for f in index.select(q)] for q in questions][-1]
+    assert fact in found, found
+
+
+def test_a_follow_up_about_a_clinical_thing_the_record_lacks_still_finds_nothing() -> None:
+    # "Travel?" names travel, which the record never mentions: no context read gives it the last answer
+    index = FactIndex(case_facts(_record("Weight loss", history_of_present_illness="Weight loss of 18 kg.")))
+    assert index.select("How much weight have you lost?")
+    assert index.select("Travel?") == []

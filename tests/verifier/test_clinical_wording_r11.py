@@ -1,0 +1,78 @@
+"""Clinical wording found in the round-11 dev set (data/natural/dev/*-r11.yaml, 112 consultations by seven more
+writers): each good wording earns its item through the real grader, and a lookalike that does not do the
+clinical work earns nothing (or is still penalised)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.verifier.test_clinical_wording import _case, _met
+from verifier import clinical
+from verifier.markers import parse_orders
+
+_NET = "Gives safety-netting advice"
+_ORDERS = "Orders the appropriate test"
+_ACCURACY = "States the correct final diagnosis"
+
+
+@pytest.mark.parametrize(("question", "key", "asks"), [
+    ("Self-care?", "self_care", True),
+    ("Has he stopped looking after himself, washing and dressing?", "self_care", True),
+    ("What ADLs are you having trouble with?", "self_care", True),
+    ("Does the wound need a new dressing?", "self_care", False),
+    ("Intentional?", "intentional", True),
+    ("Losing weight without trying?", "intentional", True),
+    ("Night pain?", "sleep", True),
+    ("Any painful awakenings?", "sleep", True),
+    ("Any night sweats?", "sleep", False),
+    ("Mechanism?", "injury", True),
+    ("Felt a pop?", "contraception", False),  # a tendon's pop, not the progestogen-only pill
+    ("Are you on the POP?", "contraception", True),
+    ("Colour, green?", "bile", True),
+    ("Is he taking bottles OK?", "fluid_intake", True),
+    ("Duration?", "intent:onset", True),
+    ("Duration?", "intent:timing", True),
+    ("Voids per day?", "intent:timing", True),
+    ("Anything that helps?", "intent:relief", True),
+    ("Anything that happened at work?", "intent:relief", False),
+    ("Tell me how it happened - when was it?", "intent:onset", True),
+    ("When was it diagnosed, and who treats it?", "intent:onset", False),
+])
+def test_round_eleven_questions_ask_what_a_clinician_means(question: str, key: str, asks: bool) -> None:
+    assert (key in clinical.asked(question)) is asks, (question, sorted(clinical.asked(question)))
+
+
+@pytest.mark.parametrize(("stated", "named"), [
+    ("Respiratory distress syndrome (surfactant deficiency), preterm 33/40", True),  # a gestation, not a list
+    ("Late dumping syndrome post sleeve gastrectomy - hypoglycaemia", True),  # what the answer brought about
+    ("Dumping syndrome - migraine", False),  # a second condition is still a list
+    ("Hypoglycaemia - dumping syndrome", False),  # the presentation first names no answer
+])
+def test_a_gestation_or_a_presentation_beside_the_answer_is_one_diagnosis(stated: str, named: bool) -> None:
+    final = "Dumping syndrome" if "dumping" in stated.lower() else "Respiratory distress syndrome"
+    case = _case(final_diagnosis=final)
+    assert _met(case, [f"DIAGNOSIS: {stated}\nPlan explained."], _ACCURACY) is named
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("Sudden vision loss, flashes, curtain, eye pain, or L eye symptoms - eye ER immediately.", True),
+    ("Fever, hematuria, flank pain, tremor, vomiting, confusion - come in urgently.", True),
+    ("RTC/ED if joint pain/swelling, pallor, SOB or high fever.", True),
+    ("To ED if sudden severe pain, inability to bear weight, or deformity.", True),
+    ("Voices, paranoia, low mood, self-harm thoughts: 988 or ED immediately.", True),
+    ("While inpatient or after, tell us right away about fever/rigors, worsening pain or vomiting.", True),
+    ("Come in for your appointment next week.", False),
+    ("Tell us about your holiday.", False),
+])
+def test_clipped_safety_netting_of_round_eleven(advice: str, net: bool) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert _met(case, [f"DIAGNOSIS: Migraine\nTriptan as needed. {advice}"], _NET) is net
+
+
+def test_a_smear_beside_a_blood_count_is_the_blood_smear() -> None:
+    assert parse_orders("REQUEST TEST: CBC, smear, PT") == [("test", "CBC"), ("test", "blood smear"), ("test", "PT")]
+    assert parse_orders("REQUEST TEST: STI swabs, smear") == [("test", "STI swabs"), ("test", "smear")]
+    case = _case(final_diagnosis="Haemophilia A", test_results={"Hematologic > Peripheral Blood Smear": "normal"})
+    diagnosis = "DIAGNOSIS: Haemophilia A\nFactor VIII."
+    assert _met(case, ["REQUEST TEST: CBC, smear", diagnosis], _ORDERS)
+    assert not _met(case, ["REQUEST TEST: STI swabs, smear", diagnosis], _ORDERS)
