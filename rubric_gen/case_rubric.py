@@ -89,6 +89,7 @@ _UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurt
 _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
     "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear", "that sounds",
+    "that does sound", "oh dear",
     "rough time", "a shock", "hard for you",
     "horrible", "awful", "miserable", "upsetting", "distressing", "poor thing", "i appreciate", "i can see",
     "i can tell", "no wonder", "unsettling", "i realise", "i realize",

@@ -76,3 +76,14 @@ def test_a_smear_beside_a_blood_count_is_the_blood_smear() -> None:
     diagnosis = "DIAGNOSIS: Haemophilia A\nFactor VIII."
     assert _met(case, ["REQUEST TEST: CBC, smear", diagnosis], _ORDERS)
     assert not _met(case, ["REQUEST TEST: STI swabs, smear", diagnosis], _ORDERS)
+
+
+@pytest.mark.parametrize(("said", "empathy"), [
+    ("Oh dear, that does sound sore.", True),
+    ("That does sound sore.", True),
+    ("The dressing does need changing.", False),
+])
+def test_empathy_in_round_eleven_s_words(said: str, empathy: bool) -> None:
+    case = _case(final_diagnosis="Pyoderma gangrenosum")
+    turns = [f"{said} When did it start?", "DIAGNOSIS: Pyoderma gangrenosum\nSteroid ointment."]
+    assert _met(case, turns, "Acknowledges the patient's concerns") is empathy
