@@ -37,6 +37,23 @@ _ACCURACY = "States the correct final diagnosis"
     ("Anything that happened at work?", "intent:relief", False),
     ("Tell me how it happened - when was it?", "intent:onset", True),
     ("When was it diagnosed, and who treats it?", "intent:onset", False),
+    # the chart shorthand a terse clinician asks in
+    ("PSHx?", "surgery", True),
+    ("BRBPR?", "rectal_bleeding", True),
+    ("PMB?", "vaginal_bleeding", True),
+    ("Vax UTD?", "vaccinations", True),
+    ("Arthralgias, myalgias?", "joints", True),
+    ("Arthralgias, myalgias?", "muscle", True),
+    ("Fussiness?", "irritability", True),
+    ("Severity?", "intent:severity", True),
+    ("Quality?", "intent:character", True),
+    ("Quality of life?", "intent:character", False),
+    ("Alleviating factors?", "intent:relief", True),
+    # the head is a place, not a headache
+    ("Better when he tips his head back?", "headache", False),
+    ("Triggered by head movement?", "headache", False),
+    ("Does your head hurt?", "headache", True),
+    ("Sore head?", "headache", True),
 ])
 def test_round_eleven_questions_ask_what_a_clinician_means(question: str, key: str, asks: bool) -> None:
     assert (key in clinical.asked(question)) is asks, (question, sorted(clinical.asked(question)))
