@@ -203,6 +203,8 @@ def test_a_lookalike_record_still_gives_no_answer(complaint: str, question: str,
      "Pain disrupts sleep"),
     ("Vomiting", ["Colour, green?"], {"history_of_present_illness": "Several episodes of bilious vomiting since birth."},
      "Several episodes of bilious vomiting since birth"),
+    ("Shoulder pain", ["Which movements hurt?"], {"history_of_present_illness": "Shoulder pain for 2 months. "
+                                                  "Pain at extremes of motion."}, "Pain at extremes of motion"),
     ("Crying at night", ["Consolable?"], {"history_of_present_illness": "Cries at night; she can be consoled by her "
                                                                        "parents."},
      "Cries at night; she can be consoled by her parents"),

@@ -54,6 +54,8 @@ _ACCURACY = "States the correct final diagnosis"
     ("Triggered by head movement?", "headache", False),
     ("Does your head hurt?", "headache", True),
     ("Sore head?", "headache", True),
+    ("Which movements hurt?", "movement", True),
+    ("Any stiffness?", "movement", False),
 ])
 def test_round_eleven_questions_ask_what_a_clinician_means(question: str, key: str, asks: bool) -> None:
     assert (key in clinical.asked(question)) is asks, (question, sorted(clinical.asked(question)))
