@@ -120,7 +120,7 @@ _AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
 MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
 MOST_OF_GROUP, MOST_OF_GROUP_MIN = 0.75, 4  # a group of 4 or more results is ordered when 3 in 4 are
 _ASIDE_RE = re.compile(r"\([^()]*\)")
-_PURPOSE_RE = re.compile(r"\s(?:for|to|looking for|to look for|to rule out|to exclude|r/o|with)\s", re.IGNORECASE)
+_PURPOSE_RE = re.compile(r"\s(?:for|to|looking for|to look for|to rule out|to exclude|r/o|with|w/)\s", re.IGNORECASE)
 _ASKING_RE = re.compile(
     r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally)[, ]+)?(?:when|where|what|which|who|why|how|any|tell me|describe|"
     r"show me|point to|walk me through|take me through|"

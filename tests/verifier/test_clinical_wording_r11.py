@@ -106,3 +106,14 @@ def test_empathy_in_round_eleven_s_words(said: str, empathy: bool) -> None:
     case = _case(final_diagnosis="Pyoderma gangrenosum")
     turns = [f"{said} When did it start?", "DIAGNOSIS: Pyoderma gangrenosum\nSteroid ointment."]
     assert _met(case, turns, "Acknowledges the patient's concerns") is empathy
+
+
+@pytest.mark.parametrize(("order", "ordered"), [
+    ("Excisional biopsy of cervical lymph node w/ flow cytometry", True),  # the add-on after "w/" is no list
+    ("Excisional biopsy of cervical lymph node with flow cytometry", True),
+    ("Excisional biopsy of an axillary skin lesion w/ flow cytometry", False),  # another site
+])
+def test_a_long_order_with_an_add_on_is_read_up_to_it(order: str, ordered: bool) -> None:
+    case = _case(final_diagnosis="Diffuse large B-cell lymphoma",
+                 test_results={"Biopsy > Cervical Lymph Node > Findings": "sheets of large B cells"})
+    assert _met(case, [f"REQUEST TEST: {order}", "DIAGNOSIS: Diffuse large B-cell lymphoma\nR-CHOP."], _ORDERS) is ordered
