@@ -345,8 +345,9 @@ class FactIndex:
         """``_select``, and for a question with no word of its own, the same read with the context."""
         chosen = self._select(question, revealed)
         elliptical = all(g[0].startswith(clinical.INTENT) or _generic(g) for g in clinical.topics(question))
-        # A follow-up of one word that names nothing clinical ("Intentional?", "How exactly?", "What do they say?")
-        # is about the last thing asked too; one that names a clinical thing the case lacks ("Travel?") is not.
+        # A follow-up of a word or two (one before anything was asked) that names nothing clinical ("Intentional?",
+        # "How exactly?", "What do they say?") is about the last thing asked too; one that names a clinical thing
+        # the case lacks ("Travel?") is not, nor a longer question about something else.
         follow_up = len(tx.tokens(question)) <= (2 if self._context else 1) and not self._missing(question)
         if chosen is None and (elliptical or follow_up) and not _OPEN_QUESTION_RE.search(question):
             context = self._context or self.facts[0].text
