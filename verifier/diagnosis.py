@@ -56,7 +56,7 @@ _NEGATION = re.compile(
 )
 _QUALIFIER = re.compile(
     r"\b(?:due to|secondary to|caused by|because of|from|following|after|associated with|complicated by|"
-    r"triggered by|related to|in the setting of|on a background of|with|status post|"
+    r"triggered by|related to|linked to|in the setting of|on a background of|with|status post|"
     # what the condition causes, after it: "Late dumping syndrome after sleeve gastrectomy, causing hypoglycaemia"
     r"causing|leading to|resulting in|presenting as|manifesting as|complicating|in the context of)\b",
     re.IGNORECASE,
@@ -70,7 +70,8 @@ _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compil
 # Presentations a clinician states with their cause ("Sciatica due to an L4/5 disc prolapse", "Anaemia secondary
 # to ..."): with the case's diagnosis as the cause, the statement names it. A rival condition never stands first.
 _PRESENTATIONS = frozenset("""sciatica radiculopathy myelopathy neuropathy neuralgia anaemia anemia jaundice
-    hypercalcemia hyponatremia hypokalemia hypoglycemia seizure seizures syncope ascites effusion""".split())
+    hypercalcemia hyponatremia hypokalemia hypoglycemia seizure seizures syncope ascites effusion
+    hydronephrosis""".split())
 _LIST_SPLIT = re.compile(r"\s*(?:,|;|/|\||\bor\b|\band/or\b|\bvs\.?|\bversus\b|\s-\s|\s–\s|\s—\s)\s*", re.IGNORECASE)
 # An explicit alternative: "A or B", "A / B", "A vs B" is a hedge whatever A and B are.
 _DISJUNCTION = re.compile(r"\s*(?:/|\||\bor\b|\band/or\b|\bvs\.?(?=\s)|\bversus\b)\s*", re.IGNORECASE)
@@ -390,6 +391,8 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
         if index and ids == ["answer"] and _presentation_only(head):
             continue  # what the answer brought about, not a second diagnosis: "Late dumping syndrome - hypoglycaemia"
         found = sorted(set(_named(head, lex)))
+        if index and not found and _condition_shaped(head):
+            found = ["unknown:" + " ".join(sorted(content(head)))]  # "BPPV, labyrinthitis": a rival the data lacks
         naming_parts += bool(found)
         ids.extend(c for c in found if c not in ids)
         crowded_tail |= len(set(_named(tail, lex))) > 1  # "X with A, B and C" hides a list
@@ -403,6 +406,21 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     head = _split_qualifier(kept[0])[0] if kept else ""
     return Statement(text=sentence, head=head, conditions=tuple(ids), parts=tuple(kept), listed=listed,
                      problems=problems)
+
+
+# A condition the data does not name still reads as one by its shape: a disease suffix or a disease noun.
+_CONDITION_SUFFIX = re.compile(r"(?:itis|osis|oma|omas|pathy|iasis|plasia|ectasis|ectasia|trophy|cele)$")
+_CONDITION_NOUNS = frozenset("""disease syndrome disorder infarct infarction tumour tumor cancer carcinoma infection
+    palsy ulcer abscess diverticulum intussusception stenosis atresia fracture torsion embolism embolus thrombosis
+    haemorrhage hemorrhage aneurysm dissection malformation cyst polyp hernia obstruction volvulus malignancy
+    metastasis metastases leukaemia leukemia neuroma sarcoma""".split())
+
+
+def _condition_shaped(part: str) -> bool:
+    """Whether ``part`` reads as a condition though the data does not know it ("labyrinthitis", "Meckel
+    diverticulum", "cerebellar infarct"): a word with a disease suffix, or a disease noun."""
+    tokens = content(part) - BODY
+    return any(t in _CONDITION_NOUNS for t in tokens) or any(_CONDITION_SUFFIX.search(t) for t in tokens - GENERIC)
 
 
 def _presentation_only(part: str) -> bool:
