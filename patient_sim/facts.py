@@ -344,15 +344,19 @@ class FactIndex:
     def _select_one(self, question: str, revealed: set[str]) -> list[Fact] | None:
         """``_select``, and for a question with no word of its own, the same read with the context."""
         chosen = self._select(question, revealed)
-        elliptical = all(g[0].startswith(clinical.INTENT) or _generic(g) for g in clinical.topics(question))
-        # A follow-up of a word or two (one before anything was asked) that names nothing clinical ("Intentional?",
-        # "How exactly?", "What do they say?") is about the last thing asked too; one that names a clinical thing
-        # the case lacks ("Travel?") is not, nor a longer question about something else.
-        follow_up = len(tx.tokens(question)) <= (2 if self._context else 1) and not self._missing(question)
-        if chosen is None and (elliptical or follow_up) and not _OPEN_QUESTION_RE.search(question):
+        if chosen is None and not _OPEN_QUESTION_RE.search(question) and self._follows_up(question):
             context = self._context or self.facts[0].text
             chosen = self._select(f"{context} {question}", revealed)
         return chosen
+
+    def _follows_up(self, question: str) -> bool:
+        """Whether ``question`` is about the last thing asked: it has no word of its own beyond how it asks, or it
+        is a word or two (one before anything was asked) that names nothing clinical ("Intentional?", "How
+        exactly?", "What do they say?"). One that names a clinical thing the case lacks ("Travel?") is not, nor a
+        longer question about something else."""
+        if all(g[0].startswith(clinical.INTENT) or _generic(g) for g in clinical.topics(question)):
+            return True
+        return len(tx.tokens(question)) <= (2 if self._context else 1) and not self._missing(question)
 
     def _select(self, question: str, revealed: set[str]) -> list[Fact] | None:
         """The facts the words of ``question`` find, or None."""

@@ -62,13 +62,13 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for match in _ORDER_RE.finditer(text):
         kind = "test" if match.group(1).upper() == "TEST" else "exam"
-        line = clinical.read_order(match.group(2))
         for name in _split_outside_brackets(match.group(2)):
             name = name.strip().strip(".*[]\"'").strip()
             if not name:
                 continue
             order = clinical.read_order(name)
-            if _BLOOD_COUNT in line.tests and order.methods == {_SMEAR} and not (order.tests or order.sites or order.rest):
+            if order.methods == {_SMEAR} and not (order.tests or order.sites or order.rest) \
+                    and _BLOOD_COUNT in clinical.read_order(match.group(2)).tests:
                 name, order = f"blood {name}", clinical.read_order(f"blood {name}")  # "CBC, smear": the blood smear
             if found and found[-1][0] == kind and order.sites and not (order.tests or order.methods or order.rest):
                 found[-1] = (kind, f"{found[-1][1]}, {name}")
