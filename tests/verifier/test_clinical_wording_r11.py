@@ -24,6 +24,7 @@ _ACCURACY = "States the correct final diagnosis"
     ("Losing weight without trying?", "intentional", True),
     ("Night pain?", "sleep", True),
     ("Any painful awakenings?", "sleep", True),
+    ("Does it hurt at night?", "sleep", True),  # the red flag "Night pain", asked in the doctor's words
     ("Any night sweats?", "sleep", False),
     ("Mechanism?", "injury", True),
     ("Felt a pop?", "contraception", False),  # a tendon's pop, not the progestogen-only pill
@@ -59,6 +60,8 @@ _ACCURACY = "States the correct final diagnosis"
     ("Bending down makes it worse?", "flexion", False),
     ("Colicky?", "intent:timing", True),
     ("Which movements hurt?", "movement", True),
+    ("Worse at extremes of ROM?", "movement", True),
+    ("Is the pain worse at night or at rest?", "sleep", True),
     ("Any stiffness?", "movement", False),
 ])
 def test_round_eleven_questions_ask_what_a_clinician_means(question: str, key: str, asks: bool) -> None:
