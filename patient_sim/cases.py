@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from verifier.data import data_dir
 from verifier.types import Case, Demographics
@@ -246,7 +246,46 @@ def read_agentclinic(path: Path | str, *, strict: bool = False) -> AgentClinicIm
             result.skipped.append(SkippedRecord(path=str(path), line=lineno, field=exc.field, reason=exc.reason))
     if result.skipped:
         logger.warning("%s: %s (first: %s)", path, result.summary(), result.skipped[0])
+    result.cases = apply_rubric_review(result.cases)
     return result
+
+
+AGENTCLINIC_REVIEW = data_dir() / "agentclinic" / "rubric_review.jsonl"
+
+
+class RubricReviewEntry(BaseModel):
+    """One item two clinicians agreed an imported case's rubric should leave out (``data/agentclinic/``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case: str
+    diagnosis: str  # the case's diagnosis: an entry applies only to the record it was written for
+    leave_out: str  # a secondary symptom as recorded, a test as clinical.case_tests names it, or "onset"
+    why: list[str] = Field(default_factory=list)
+
+
+def load_rubric_review(path: Path = AGENTCLINIC_REVIEW) -> list[RubricReviewEntry]:
+    """The clinicians' review of the AgentClinic cases' rubrics; a bad line is an error naming it."""
+    entries = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                entries.append(RubricReviewEntry.model_validate_json(line))
+            except ValidationError as exc:
+                raise CaseFormatError(path, lineno, None, f"not a review entry: {exc.errors()[0]['msg']}") from exc
+    return entries
+
+
+def apply_rubric_review(cases: list[Case], path: Path = AGENTCLINIC_REVIEW) -> list[Case]:
+    """``cases`` with what the review leaves out of each one's rubric. An entry applies where the case id and
+    its diagnosis both match, so another AgentClinic file (or a reordered one) is left as it is."""
+    if not path.is_file():
+        return cases
+    by_case: dict[tuple[str, str], list[str]] = {}
+    for entry in load_rubric_review(path):
+        by_case.setdefault((entry.case, entry.diagnosis), []).append(entry.leave_out)
+    return [c.model_copy(update={"rubric_leaves_out": by_case[c.id, c.final_diagnosis]})
+            if (c.id, c.final_diagnosis) in by_case else c for c in cases]
 
 
 def import_agentclinic(path: Path | str, *, strict: bool = False) -> list[Case]:

@@ -89,9 +89,8 @@ def flag_question(flag: str) -> str:
 
 # --------------------------------------------------------------------------- the reference
 def reference_questions(case: Case) -> list[str]:
-    return case.key_questions[:6] or [
-        *(f"Ask about {clinical.topic(s).lower()}" for s in case.secondary_symptoms[:5]),
-        "Ask when the symptoms started"]
+    """The questions the rubric asks for (``clinical.case_questions``)."""
+    return clinical.case_questions(case)
 
 
 def test_name(label: str) -> str:
@@ -107,8 +106,8 @@ def reference_history(case: Case) -> Turns:
     """The history-taking turns: key questions two at a time, allergies and medications, red flags."""
     asked = [question_sentence(q) for q in reference_questions(case)]
     opener = f"I'm sorry to hear about the {case.chief_complaint.lower().rstrip('.')}; that sounds worrying."
-    turns = _pairs(asked)
-    turns[0] = f"{opener} {turns[0]}"
+    turns = _pairs(asked) or [""]  # a rubric may ask for no history question (a finding present since birth)
+    turns[0] = f"{opener} {turns[0]}".strip()
     turns.append("Do you have any allergies to medicines, and what medications do you take?")
     turns.extend(_pairs([flag_question(f) for f in case.red_flags[:3]]))
     return turns

@@ -51,10 +51,9 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "8"
+CASE_RUBRIC_VERSION = "9"
 GENERATOR_NAME = "case"
 
-MAX_QUESTIONS = 6
 MAX_RED_FLAGS = 3
 # Focus, not counting: a checklist turn ("Onset? Fever? Rash? Meds? Allergies? Travel? Smoker? ...") is
 # history-taking however many it asks of the case in hand; the barrage is many questions about nothing in it
@@ -123,6 +122,7 @@ _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|
 _NET_GO = (r"(?:come|go|head|get|bring (?:her|him|them|the baby|the child|your \w+))(?: straight| right)?(?: back)?"
            r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emerg|emergency(?: department| room)?|hospital|urgent care|clinic|"
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|rtc|"
+           r"escalat\w*|"  # on the ward: "escalate at once for rising oxygen needs"
            r"(?:call|ring|phone|dial|contact|see) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
            r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours)|your (?:gp|doctor|midwife|team)|a doctor|"
            r"someone)|seek (?:\w+ )?(?:help|care|advice|attention|review)|get (?:\w+ )?(?:help|care|seen|checked|advice)|"
@@ -140,7 +140,7 @@ _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|stra
              r"same[- ]day|without waiting|now")
 _NET_EMERGENCY = r"911|999|988|112|000|an ambulance|emergency services|(?:the )?(?:a&e|ed|er|emerg|emergency(?: department| room)?)"
 _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately |eye )*(?:a&e|ed|er|emerg|999|911|988|"
-                 r"112|111|000|emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|"
+                 r"112|111|000|emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|escalate|"
                  r"same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty)"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112|"
@@ -151,20 +151,22 @@ _NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hosp
              r"(?:call|ring|phone|dial) (?:911|999|112|111|an ambulance|us|me|the (?:surgery|practice|clinic|ward|team|doctor|"
              r"gp)|your (?:gp|doctor))|seek (?:\w+ )?(?:help|care|attention|advice)|return (?:straight away|immediately|promptly|"
              r"sooner|urgently|to (?:the )?(?:a&e|ed|er|hospital))")
+# Inside one sentence: a decimal point ("a fever over 100.4", "38.5") does not end it.
+_IN_SENTENCE = r"(?:[^.!?\n]|(?<=\d)\.(?=\d))"
 _SAFETY_NET_RE = (
-    rf"\b(?:if|should|in case|whenever|unless)\b[^.!?\n]{{0,200}}\b(?:{_NET_ACTION})\b"
-    rf"|\b(?:if|should|in case|whenever)\b[^.!?\n]{{0,200}}[.!?]\s+(?:{_NET_NEXT})\b"
-    rf"|\b(?:{_NET_GO})\b[^.!?\n]{{0,100}}\b(?:if|should|in case|whenever|unless)\b"
+    rf"\b(?:if|should|in case|whenever|unless)\b{_IN_SENTENCE}{{0,200}}\b(?:{_NET_ACTION})\b"
+    rf"|\b(?:if|should|in case|whenever)\b{_IN_SENTENCE}{{0,200}}[.!?]\s+(?:{_NET_NEXT})\b"
+    rf"|\b(?:{_NET_GO})\b{_IN_SENTENCE}{{0,100}}\b(?:if|should|in case|whenever|unless)\b"
     rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY})|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
     rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) (?:help|care|"
-    rf"attention|advice|review))\b[^.!?\n]{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
-    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc)\b[^.!?\n]{{0,25}}?\bfor\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    rf"attention|advice|review))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
+    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|escalate)\b{_IN_SENTENCE}{{0,25}}?\bfor\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY}|a&e|emerg)\s+(?:for|with)\s+(?!{CARE_WORDS})"
     # a condition led by "any": "Any further fits, breathing pauses or colour change, call the nurse at once."
-    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))any\s+[^.!?\n]{3,140},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let)\b"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))any\s+{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
-    r"|\breturn precautions\b[^.!?\n]{0,20}?:\s*\w"  # the American heading for it
+    rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
     r"|\b(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? about (?:any|new|a|worsening|more)\b"
@@ -172,7 +174,7 @@ _SAFETY_NET_RE = (
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."
-    rf"|(?:^|[.!?\n:])[^.!?\n]{{3,160}},\s*{_NET_TERMINAL}\s*(?:[.!]|$)"
+    rf"|(?:^|[.!?\n:]){_IN_SENTENCE}{{3,160}},\s*{_NET_TERMINAL}\s*(?:[.!]|$)"
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly",
                  # kept in for care: at least as prompt as a same-day review
@@ -370,13 +372,23 @@ def indicated_tests(case: Case) -> list[str]:
     return list(dict.fromkeys(n for n in names if n.lower() not in _GENERIC_LABELS))
 
 
+HISTORY_POINTS = 8  # the key questions' points together
+IMPORTED_QUESTION_POINTS = 4  # at most, each, for an imported case's questions
+
+
+def history_points(case: Case, questions: int) -> int:
+    """The points of a case's key questions together. An imported case's questions are its record's symptoms
+    and the onset, each worth at most four: a record with no symptom beyond the complaint does not hang the whole
+    history on when it started. (Two each, as a project case's questions weigh, left the right process with the
+    wrong diagnosis at the reward's floor of 0 beside the exploits on five sparse records.)"""
+    if case.key_questions:
+        return HISTORY_POINTS
+    return min(HISTORY_POINTS, IMPORTED_QUESTION_POINTS * questions)
+
+
 def case_questions(case: Case) -> list[str]:
-    """The key questions of ``case`` (or, for imported cases, questions about its symptoms; a negated
-    finding is asked about as the finding)."""
-    return case.key_questions[:MAX_QUESTIONS] or [
-        *(f"Ask about {clinical.topic(s).lower()}" for s in case.secondary_symptoms[: MAX_QUESTIONS - 1]),
-        "Ask when the symptoms started",
-    ]
+    """The key questions of ``case`` (the clinical layer's ``case_questions``)."""
+    return clinical.case_questions(case)
 
 
 # Always part of a history, whatever the case: never "about nothing in the case".
@@ -438,7 +450,7 @@ def build_case_rubric(case: Case) -> Rubric:
     # -- consultation logic: key questions, asked as questions, before the diagnosis
     questions = case_questions(case)
     shared = _shared_words(questions)
-    for question, points in zip(questions, _spread(8, len(questions)), strict=True):
+    for question, points in zip(questions, _spread(history_points(case, len(questions)), len(questions)), strict=True):
         text = question.rstrip("?. ")
         lead = re.match(r"(?i)asks?\s+(about\s+)?", text)
         wording = f"asks about {text[lead.end():]}" if lead else f"asks: {text}?"

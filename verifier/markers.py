@@ -62,9 +62,21 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for match in _ORDER_RE.finditer(text):
         kind = "test" if match.group(1).upper() == "TEST" else "exam"
-        for name in _split_outside_brackets(match.group(2)):
+        line, specimen = match.group(2), ""
+        if (lead := _SPECIMEN_LEAD.match(line)) and _only_sites(clinical.read_order(lead.group(1))):
+            specimen, line = lead.group(1), lead.group(2)  # "Stool: C. diff toxin, culture, white cells"
+        stated = bool(specimen)
+        for index, name in enumerate(_split_outside_brackets(line)):
             name = name.strip().strip(".*[]\"'").strip()
             if not name:
+                continue
+            if specimen:
+                name = _on_specimen(name, specimen, stated=stated)
+            elif index == 0:
+                sites = clinical.read_order(name).sites
+                specimen = clinical.label(next(iter(sites))) if len(sites) == 1 else ""
+            if (shared := _shared_head(name)) is not None:  # "antinuclear and antimitochondrial antibodies"
+                found.extend((kind, each) for each in shared)
                 continue
             order = clinical.read_order(name)
             if order.methods == {_SMEAR} and not (order.tests or order.sites or order.rest) \
@@ -75,6 +87,51 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
             else:
                 found.append((kind, name))
     return found
+
+
+# A line's specimen said once: "Stool: toxin, culture" (before a colon) or "Stool sample for toxin, culture, white
+# cells" (the first order's only site): the orders after it that name no site of their own are on it.
+_SPECIMEN_LEAD = re.compile(r"\s*([A-Za-z][A-Za-z ]{1,24}?)\s*:\s*(\S.*)")
+
+
+def _only_sites(order: object) -> bool:
+    return bool(order.sites) and not (order.tests or order.methods)  # type: ignore[attr-defined]
+
+
+def _on_specimen(name: str, specimen: str, *, stated: bool) -> str:
+    """``name`` read on ``specimen`` ("culture" -> "stool culture", "white cells" -> "stool white cells", the
+    faecal leukocytes). A specimen ``stated`` before a colon covers every order that names no site; one read off
+    the first order covers a method ("culture", "microscopy") or a test that means more on it, never a test of its
+    own ("FBC" after a urine dip is still the blood count)."""
+    from verifier import clinical
+
+    alone = clinical.read_order(name)
+    if alone.sites:
+        return name
+    placed = f"{specimen} {name}"
+    if stated or alone.methods or clinical.read_order(placed).tests - alone.tests:
+        return placed
+    return name
+
+
+_SHARED_HEAD = re.compile(r"([A-Za-z][\w-]*) and ([A-Za-z][\w-]*) ([A-Za-z].*)")
+
+
+def _shared_head(name: str) -> tuple[str, str] | None:
+    """Two tests that share their last words ("antinuclear and antimitochondrial antibodies": the ANA and the
+    AMA), or None where the first word is a test itself ("urea and electrolytes") or either is no test alone."""
+    from verifier import clinical
+
+    match = _SHARED_HEAD.fullmatch(name.strip())
+    if match is None:
+        return None
+    first, second, head = match.groups()
+    one, two = f"{first} {head}", f"{second} {head}"
+    if clinical.read_order(first).tests or not (clinical.read_order(one).tests and clinical.read_order(two).tests):
+        return None
+    if clinical.read_order(one).tests == clinical.read_order(two).tests:
+        return None
+    return one, two
 
 
 def parse_diagnoses(text: str) -> list[str]:

@@ -297,6 +297,9 @@ class Case(BaseModel):
     recommended_tests: list[str] = Field(default_factory=list)
     disposition: Disposition = "unknown"
     source: str = "medverifier"
+    # What a clinicians' review left out of an imported case's rubric (no key questions or recommended tests of
+    # its own): a secondary symptom as recorded, a test as ``clinical.case_tests`` names it, or "onset".
+    rubric_leaves_out: list[str] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- verify requests

@@ -10,13 +10,16 @@ import pytest
 from patient_sim.cases import (
     CaseFormatError,
     CaseNotFoundError,
+    apply_rubric_review,
     find_case,
     import_agentclinic,
     load_cases,
+    load_rubric_review,
     project_cases,
     read_agentclinic,
 )
 from patient_sim.measurement import MeasurementResponder
+from verifier.types import Case
 
 REQUIRED_CONDITIONS = [
     "coronary", "stroke", "sepsis", "meningitis", "anaphylaxis", "ectopic", "ketoacidosis",
@@ -200,3 +203,43 @@ def test_find_case_by_id_and_unknown_ids() -> None:
         find_case("no-such-case")
     with pytest.raises(CaseNotFoundError, match="no case with id 'nope'"):
         find_case(str(Path(__file__).resolve().parents[2] / "data" / "cases" / "neurology.yaml") + "#nope")
+
+
+# --------------------------------------------------------------------------- the clinicians' rubric review
+def _review_line(**change: object) -> str:
+    entry = {"case": "agentclinic-0001", "diagnosis": "Myasthenia gravis", "leave_out": "onset", "why": ["x", "y"]}
+    return json.dumps({**entry, **change}) + "\n"
+
+
+def test_the_rubric_review_applies_where_case_and_diagnosis_both_match(tmp_path: Path) -> None:
+    review = tmp_path / "review.jsonl"
+    review.write_text(_review_line() + _review_line(leave_out="Weakness in upper limbs")
+                      + _review_line(case="agentclinic-0002", diagnosis="Migraine"))  # another record's diagnosis
+    cases = [Case(id="agentclinic-0001", chief_complaint="Double vision", history_of_present_illness="A month.",
+                  final_diagnosis="Myasthenia gravis"),
+             Case(id="agentclinic-0002", chief_complaint="Gait", history_of_present_illness="New.",
+                  final_diagnosis="Progressive multifocal leukoencephalopathy")]
+    first, second = apply_rubric_review(cases, review)
+    assert first.rubric_leaves_out == ["onset", "Weakness in upper limbs"]
+    assert second.rubric_leaves_out == []
+    assert apply_rubric_review(cases, tmp_path / "absent.jsonl") == cases
+    review.write_text(_review_line() + '{"case": "agentclinic-0001", "leave_out": "onset"}\n')
+    with pytest.raises(CaseFormatError, match="review.jsonl:2"):
+        apply_rubric_review(cases, review)
+
+
+def test_every_shipped_review_entry_leaves_out_an_item_of_its_case(agentclinic_path: Path) -> None:
+    """The review was written against the rubric built from these records: each entry names a symptom, a test
+    or the onset question that the unreviewed rubric asks for, and every reviewed case imports with it."""
+    from verifier import clinical
+
+    entries = load_rubric_review()
+    assert len(entries) >= 80 and all(len(e.why) == 2 for e in entries)  # two clinicians agreed on each
+    reviewed = {c.id: c for c in import_agentclinic(agentclinic_path)}
+    for entry in entries:
+        case = reviewed[entry.case]
+        assert case.final_diagnosis == entry.diagnosis and entry.leave_out in case.rubric_leaves_out
+        bare = case.model_copy(update={"rubric_leaves_out": []})
+        asked = {"onset", *bare.secondary_symptoms[:5], *clinical.case_tests(bare)}
+        assert entry.leave_out in asked, entry
+        assert entry.leave_out not in clinical.case_tests(case)

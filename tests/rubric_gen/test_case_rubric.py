@@ -224,3 +224,20 @@ def test_a_checklist_turn_of_focused_questions_is_history_not_a_barrage() -> Non
 ])
 def test_a_barrage_is_many_questions_about_nothing_here_or_an_endless_turn(turns: list[str]) -> None:
     assert _item_met(stemi_case(), turns, "Fires a barrage of questions")
+
+
+def test_an_imported_case_hangs_at_most_four_points_on_each_question() -> None:
+    """A record with no symptom beyond the complaint does not put the whole history on when it started."""
+    def history(case: Case) -> list[int]:
+        return [i.points for i in build_case_rubric(case).items if i.criterion.startswith("Before giving")]
+
+    def imported(symptoms: list[str]) -> Case:
+        return Case(id="agentclinic-x", chief_complaint="Rash", history_of_present_illness="Two weeks.",
+                    secondary_symptoms=symptoms, final_diagnosis="Molluscum contagiosum", source="agentclinic")
+
+    assert history(imported([])) == [4]
+    assert history(imported(["Itching"])) == [4, 4]
+    assert history(imported(["Itching", "Spreading"])) == [3, 3, 2]
+    assert history(imported(["Itching", "Spreading", "Fever", "Weight loss", "Night sweats"])) == [2, 2, 1, 1, 1, 1]
+    own = imported([]).model_copy(update={"key_questions": ["Any contacts?"]})
+    assert history(own) == [8]  # a case's own key questions keep the whole history's points

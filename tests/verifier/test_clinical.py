@@ -398,3 +398,36 @@ def test_the_language_data_refuses_a_duplicate_id_and_an_unknown_generic_concept
         with pytest.raises(ValueError, match=re.escape(message)) as error:
             data._read(path, data.LanguageData)
         assert str(path) in str(error.value)  # the error names the file
+
+
+# --------------------------------------------------------------------------- what an imported case's rubric asks
+def _sparse(**fields: object) -> Case:
+    base: dict[str, object] = {
+        "id": "agentclinic-x", "chief_complaint": "Pearly papules", "history_of_present_illness": "Two weeks.",
+        "secondary_symptoms": ["Itching", "No fever", "Spreading to the arm"], "source": "agentclinic",
+        "test_results": {"Skin Biopsy > Findings": "molluscum bodies", "Complete Blood Count > WBC": "7.1"},
+        "final_diagnosis": "Molluscum contagiosum"}
+    return Case.model_validate({**base, **fields})
+
+
+def test_an_imported_case_asks_its_symptoms_and_onset_less_what_the_review_leaves_out() -> None:
+    case = _sparse()
+    assert clinical.case_questions(case) == ["Ask about itching", "Ask about fever", "Ask about spreading to the arm",
+                                             "Ask when the symptoms started"]
+    assert clinical.case_tests(case) == ["Skin Biopsy", "Complete Blood Count"]
+    reviewed = _sparse(rubric_leaves_out=["No fever", "onset", "Complete Blood Count"])
+    assert clinical.case_questions(reviewed) == ["Ask about itching", "Ask about spreading to the arm"]
+    assert clinical.case_tests(reviewed) == ["Skin Biopsy"]
+    # left out of what is asked for, the blood count is still indicated: ordering it is never penalised
+    rubric = build_case_rubric(reviewed)
+    assert [i.criterion for i in rubric.items if i.criterion.startswith("Orders the appropriate")] == [
+        "Orders the appropriate test: Skin Biopsy."]
+    grades = RuleGrader().grade_sync(dialogue(reviewed, ["REQUEST TEST: FBC, skin biopsy", "DIAGNOSIS: Molluscum"]),
+                                     rubric.items)
+    assert not next(g for g in grades if g.criterion.startswith("Orders tests the presentation")).met
+    # the onset question stays where it is all the history left (a screening finding with no symptoms recorded)
+    assert clinical.case_questions(_sparse(secondary_symptoms=[], rubric_leaves_out=["onset"])) == [
+        "Ask when the symptoms started"]
+    # a case with key questions of its own keeps them
+    own = _sparse(key_questions=["Any contacts with the same rash?"], rubric_leaves_out=["onset"])
+    assert clinical.case_questions(own) == ["Any contacts with the same rash?"]

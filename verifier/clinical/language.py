@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from verifier.clinical.data import (
     EXAM,
@@ -18,6 +19,9 @@ from verifier.clinical.data import (
     stem,
 )
 from verifier.clinical.orders import read_order
+
+if TYPE_CHECKING:
+    from verifier.types import Case
 
 
 def terms(text: str, *, nested: bool = True) -> list[str]:
@@ -125,3 +129,21 @@ def topic(finding: str) -> str:
     """A recorded finding as the thing to ask about: "No fever" -> "fever" (asking about a negated
     finding asks about the finding)."""
     return _NEGATED_RE.sub("", finding.strip()).strip() or finding.strip()
+
+
+MAX_CASE_QUESTIONS = 6  # the key questions a case's rubric asks for
+ONSET_QUESTION = "Ask when the symptoms started"
+
+
+def case_questions(case: Case) -> list[str]:
+    """The key questions of ``case``: its own, or for an imported case questions about its recorded symptoms
+    and when they started (a negated finding asked about as the finding), less what the clinicians' review
+    left out (``case.rubric_leaves_out``), but never nothing: a consultation takes some history, so the onset
+    question stays where it is all that is left. The rubric asks these and the audit's reference doctor asks
+    them."""
+    if case.key_questions:
+        return case.key_questions[:MAX_CASE_QUESTIONS]
+    left_out = set(case.rubric_leaves_out)
+    symptoms = [f"Ask about {topic(s).lower()}" for s in case.secondary_symptoms[: MAX_CASE_QUESTIONS - 1]
+                if s not in left_out]
+    return [*symptoms, ONSET_QUESTION] if "onset" not in left_out or not symptoms else symptoms
