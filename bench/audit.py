@@ -14,7 +14,10 @@ Beside the medical precision figures, the recall figures (``evaluation/audit_rec
 consultations in ``data/natural/`` (``medical_project_recall``, ``medical_agentclinic_recall``), per split
 (``tune``, ``heldout``): per register (and ``all``) the ratio to the reference, the lowest case ratio,
 item recall, false penalties and unscored consultations; the share of cases whose quality ladder is
-ordered, and the cases where it is not. Reported, not gated (``all_passed`` is precision's).
+ordered, and the cases where it is not. Item recall, false credits and false penalties are judged by the
+clinicians' item marks (``data/natural/items/``); ``clinician_ratio`` is the reward over the reward with those
+marks in place of the grader's verdicts, ``group_item_recall`` the item recall by the writers' groups alone.
+Reported, not gated (``all_passed`` is precision's).
 
     .venv/bin/python bench/audit.py                 # everything (about 2-3 minutes here)
     .venv/bin/python bench/audit.py --skip gui      # without the browser
@@ -57,7 +60,10 @@ def _recall_figures(report, seconds: float) -> dict:  # noqa: ANN001 - bench scr
             if f.split != ladder.split:
                 continue
             entry = {"ratio": f.ratio, "min_case_ratio": f.min_case_ratio, "min_case": f.min_case,
-                     "item_recall": f.item_recall, "false_penalties": f.false_penalties, "unscored": f.unscored}
+                     "item_recall": f.item_recall, "false_penalties": f.false_penalties, "unscored": f.unscored,
+                     "clinician_ratio": f.clinician_ratio, "false_credits": f.false_credits,
+                     "confirmed_penalties": f.confirmed_penalties, "missed_penalties": f.missed_penalties,
+                     "group_item_recall": f.group_item_recall}
             if f.false_penalty_criteria:
                 entry["false_penalty_criteria"] = f.false_penalty_criteria
             registers[f.register_] = entry

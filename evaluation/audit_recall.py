@@ -9,11 +9,16 @@ exactly as the audit grades its reference (fixed patient replies, rule grading) 
 
 * the ratio of the natural consultations' mean reward to the exact-wording reference's on the same cases,
   and the lowest per-case ratio;
-* item recall: of the positive, rule-checked items in the annotated groups, the share credited;
-* false penalties: negative items met on these good consultations;
+* item recall: of the positive, rule-checked items a clinician marked met, the share credited. Clinicians
+  marked every rule-checked item of every shipped consultation met or not (``data/natural/items/``, beside the
+  consultations); where an item has no mark, it counts when its group is in the writer's own ``met`` list
+  (the figure by groups alone is reported beside it, ``group_item_recall``);
+* false credits: items credited that the clinician marked not met (precision on good consultations);
+* false penalties: negative items met on these good consultations, except those a clinician confirms the
+  consultation did (``confirmed_penalties``);
 * a quality ladder per case: the natural consultation above itself without its history questions and
-  without its orders, both above it with a wrong diagnosis, that above the best case-independent exploit;
-  and the share of cases where it is ordered.
+  without its orders (where the rubric asks for any test), both above it with a wrong diagnosis, that above
+  the best case-independent exploit; and the share of cases where it is ordered.
 
 A consultation that could not be graded (reward None) is counted as unscored, never as 0.0.
 """
@@ -23,13 +28,13 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
 from typing import Any, Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from evaluation.audit import AuditPolicy, AuditReport, PolicyAudit, reward_of
 from evaluation.audit_medical import medical_suite
@@ -38,6 +43,7 @@ from rubric_gen.case_rubric import build_case_rubric
 from rubric_gen.validate import PLAN, SAFETY
 from verifier.markers import parse_diagnosis
 from verifier.rule_grader import final_diagnosis_match
+from verifier.scoring import example_score
 from verifier.types import (
     Case,
     ConsultationTask,
@@ -91,6 +97,12 @@ class NaturalSet(BaseModel):
     source: str
     entries: list[NaturalCase]
     skipped: list[str] = Field(default_factory=list)  # case ids left out (not among the audited cases)
+    # clinicians' item marks: "case|register" -> criterion -> met (``items/<stem>.jsonl`` beside the file)
+    marks: dict[str, dict[str, bool]] = Field(default_factory=dict)
+    marks_source: str | None = None
+
+    def marks_for(self, case: str, register: str) -> dict[str, bool]:
+        return self.marks.get(f"{case}|{register}", {})
 
     def consultations(self) -> int:
         return sum(len(e.consultations) for e in self.entries)
@@ -145,14 +157,70 @@ def parse_natural(data: object, case_ids: Collection[str], *, source: str = "<na
 
 
 def load_natural(path: Path, case_ids: Collection[str], *, skip_unknown_cases: bool = False) -> NaturalSet:
-    """Read and validate a natural-consultation file (``data/natural/*.yaml``)."""
+    """Read and validate a natural-consultation file (``data/natural/*.yaml``), with the clinicians' item
+    marks beside it (``items/<stem>.jsonl``) where they exist."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise NaturalFormatError(f"{path}: cannot read: {exc}") from exc
     except yaml.YAMLError as exc:
         raise NaturalFormatError(f"{path}: not valid YAML: {exc}") from exc
-    return parse_natural(data, case_ids, source=str(path), skip_unknown_cases=skip_unknown_cases)
+    natural = parse_natural(data, case_ids, source=str(path), skip_unknown_cases=skip_unknown_cases)
+    marks_path = item_marks_path(path)
+    if marks_path.is_file():
+        kept = {e.case for e in natural.entries}
+        marks = load_item_marks(marks_path)
+        natural.marks = {key: value for key, value in marks.items() if key.split("|", 1)[0] in kept}
+        natural.marks_source = str(marks_path)
+    return natural
+
+
+# --------------------------------------------------------------------------- clinicians' item marks
+class ItemMark(_Model):
+    """A clinician's call on one rubric item of one natural consultation: did it do what the item says?"""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case: str = Field(min_length=1)
+    register_: Register = Field(alias="register")
+    criterion: str = Field(min_length=1)
+    met: StrictBool  # "yes" is not a mark
+    evidence: str = ""
+
+
+def item_marks_path(natural: Path) -> Path:
+    """Where the item marks of a natural-consultation file live: ``items/<stem>.jsonl`` beside it."""
+    return natural.parent / "items" / f"{natural.stem}.jsonl"
+
+
+def load_item_marks(path: Path) -> dict[str, dict[str, bool]]:
+    """``"case|register"`` -> criterion -> met. A bad or repeated line is an error naming the file and line."""
+    marks: dict[str, dict[str, bool]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise NaturalFormatError(f"{path}: cannot read: {exc}") from exc
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            mark = ItemMark.model_validate_json(line)
+        except ValidationError as exc:
+            raise NaturalFormatError(f"{path}:{lineno}: {_error_text(exc)}") from exc
+        per = marks.setdefault(f"{mark.case}|{mark.register_}", {})
+        if mark.criterion in per:
+            raise NaturalFormatError(f"{path}:{lineno}: {mark.case} {mark.register_}: criterion marked twice: "
+                                     f"{mark.criterion!r}")
+        per[mark.criterion] = mark.met
+    return marks
+
+
+def needs_mark(item: RubricItem) -> bool:
+    """Whether clinicians mark ``item`` on every natural consultation: every rule-checked item but the final
+    message's word limit (counted exactly by the grader) and addressing the grader (no natural consultation
+    does)."""
+    return (item.check is not None and item.check.kind != "word_limit"
+            and not item.criterion.startswith("Addresses a grader"))
 
 
 # --------------------------------------------------------------------------- rubric item -> group
@@ -199,11 +267,20 @@ class ConsultationResult(_Model):
     heldout: bool
     reward: float | None  # None: could not be graded
     reference: float | None  # the exact-wording reference on the same case
-    annotated: int = 0  # decided positive rule-checked items in the annotated groups
+    annotated: int = 0  # decided positive rule-checked items a clinician marked met (or in an annotated group)
     credited: int = 0
     items_unscored: int = 0  # such items the grader left undecided
+    marked: int = 0  # of ``annotated``, the items decided by a clinician's item mark
     missed: list[ItemMiss] = Field(default_factory=list)
+    false_credits: list[str] = Field(default_factory=list)  # credited, but the clinician marked them not met
     penalties: list[str] = Field(default_factory=list)  # negative items met (false penalties)
+    confirmed_penalties: list[str] = Field(default_factory=list)  # ... that a clinician marked as done
+    missed_penalties: list[str] = Field(default_factory=list)  # marked as done by a clinician, not met here
+    group_annotated: int = 0  # the same, by the writer's groups alone (the figure before item marks)
+    group_credited: int = 0
+    # the reward with the clinician's marks in place of the grader's verdicts (None: no marks, or not graded):
+    # what the same rubric pays this consultation when a clinician decides every item it can
+    clinician_reward: float | None = None
 
     @property
     def split(self) -> Split:
@@ -211,11 +288,15 @@ class ConsultationResult(_Model):
 
 
 def score_consultation(items: Sequence[RubricItem], result: VerifyResult, met: Iterable[str], *, case_id: str,
-                       register: Register, heldout: bool, reference: float | None) -> ConsultationResult:
-    """Item recall and false penalties of one graded consultation (``result.criteria`` in rubric order)."""
+                       register: Register, heldout: bool, reference: float | None,
+                       marks: Mapping[str, bool] | None = None) -> ConsultationResult:
+    """Item recall, false credits and false penalties of one graded consultation (``result.criteria`` in rubric
+    order). ``marks``: a clinician's call per criterion; an item without one counts when its group is in
+    ``met``."""
     if len(result.criteria) != len(items):
         raise ValueError(f"{case_id}: {len(result.criteria)} graded criteria for {len(items)} rubric items")
     annotated = set(met)
+    marks = marks or {}
     out = ConsultationResult(case_id=case_id, register=register, heldout=heldout, reward=reward_of(result),
                              reference=reference)
     if out.reward is None:
@@ -223,21 +304,38 @@ def score_consultation(items: Sequence[RubricItem], result: VerifyResult, met: I
     for item, graded in zip(items, result.criteria, strict=True):
         if graded.criterion != item.criterion:
             raise ValueError(f"{case_id}: graded criterion {graded.criterion!r} is not rubric item {item.criterion!r}")
+        mark = marks.get(item.criterion)
         if item.points < 0:
             if graded.met is True:
-                out.penalties.append(item.criterion)
+                (out.confirmed_penalties if mark is True else out.penalties).append(item.criterion)
+            elif graded.met is False and mark is True:
+                out.missed_penalties.append(item.criterion)
             continue
         group = item_group(item)
-        if group is None or group not in annotated:
+        if group is None:
             continue
+        counts = mark if mark is not None else group in annotated
         if graded.met is None:
-            out.items_unscored += 1
-        elif graded.met:
-            out.annotated += 1
+            out.items_unscored += counts
+            continue
+        if group in annotated:
+            out.group_annotated += 1
+            out.group_credited += graded.met
+        if mark is False and graded.met:
+            out.false_credits.append(item.criterion)
+        if not counts:
+            continue
+        out.annotated += 1
+        out.marked += mark is not None
+        if graded.met:
             out.credited += 1
         else:
-            out.annotated += 1
             out.missed.append(ItemMiss(group=group, criterion=item.criterion))
+    if marks:
+        decided = [c.model_copy(update={"met": marks[c.criterion]}) if c.criterion in marks and c.met is not None
+                   else c for c in result.criteria]
+        score = example_score(decided)
+        out.clinician_reward = None if score is None else min(1.0, max(0.0, score))
     return out
 
 
@@ -258,9 +356,17 @@ class RecallFigures(_Model):
     items_credited: int = 0
     items_unscored: int = 0
     item_recall: float | None = None
+    items_marked: int = 0  # of items_annotated, those a clinician's item mark decided
+    clinician_consultations: int = 0  # consultations with a clinician's marks, graded
+    clinician_ratio: float | None = None  # their mean reward / their mean reward with the clinician's marks
+    group_item_recall: float | None = None  # by the writers' groups alone, without the item marks
     missed_by_group: dict[str, int] = Field(default_factory=dict)
+    false_credits: int = 0  # credited items a clinician marked not met
+    false_credit_criteria: dict[str, int] = Field(default_factory=dict)
     false_penalties: int = 0
     false_penalty_criteria: dict[str, int] = Field(default_factory=dict)
+    confirmed_penalties: int = 0  # penalties met that a clinician confirms the consultation earned
+    missed_penalties: int = 0  # penalties a clinician marked as earned that the grader did not give
 
 
 def recall_figures(results: Sequence[ConsultationResult], split: Split, register: str) -> RecallFigures:
@@ -290,10 +396,24 @@ def recall_figures(results: Sequence[ConsultationResult], split: Split, register
     figures.items_unscored = sum(r.items_unscored for r in scored)
     if figures.items_annotated:
         figures.item_recall = round(figures.items_credited / figures.items_annotated, 4)
+    figures.items_marked = sum(r.marked for r in scored)
+    marked = [r for r in scored if r.clinician_reward is not None]
+    figures.clinician_consultations = len(marked)
+    clinician_mean = fmean(r.clinician_reward for r in marked) if marked else 0.0  # type: ignore[misc]
+    if clinician_mean > 0:
+        figures.clinician_ratio = round(fmean(r.reward for r in marked) / clinician_mean, 4)  # type: ignore[misc]
+    group_annotated = sum(r.group_annotated for r in scored)
+    if group_annotated:
+        figures.group_item_recall = round(sum(r.group_credited for r in scored) / group_annotated, 4)
     figures.missed_by_group = dict(sorted(Counter(m.group for r in scored for m in r.missed).items()))
+    credits = Counter(c for r in scored for c in r.false_credits)
+    figures.false_credits = sum(credits.values())
+    figures.false_credit_criteria = dict(credits.most_common())
     penalties = Counter(p for r in scored for p in r.penalties)
     figures.false_penalties = sum(penalties.values())
     figures.false_penalty_criteria = dict(penalties.most_common())
+    figures.confirmed_penalties = sum(len(r.confirmed_penalties) for r in scored)
+    figures.missed_penalties = sum(len(r.missed_penalties) for r in scored)
     return figures
 
 
@@ -374,6 +494,11 @@ def with_diagnosis(turns: Sequence[str], diagnosis: str) -> list[str]:
         lines.insert(0, f"DIAGNOSIS: {diagnosis}")
     out[index] = "\n".join(lines)
     return out
+
+
+def asks_for_tests(case: Case) -> bool:
+    """Whether the case's rubric credits ordering any test (a record without results asks for none)."""
+    return any(i.check is not None and i.check.kind == "ordered_test" for i in build_case_rubric(case).items)
 
 
 def ladder_turns(case: Case, turns: Sequence[str]) -> dict[str, list[str]]:
@@ -526,7 +651,8 @@ async def recall_audit(
     jobs = [(e, c) for e in natural.entries for c in e.consultations]
     graded = await asyncio.gather(*(grade(natural_request(by_id[e.case], c.turns)) for e, c in jobs))
     results = [score_consultation(build_case_rubric(by_id[e.case]).items, g, c.met, case_id=e.case,  # type: ignore[arg-type]
-                                  register=c.register_, heldout=e.heldout, reference=reference[e.case])
+                                  register=c.register_, heldout=e.heldout, reference=reference[e.case],
+                                  marks=natural.marks_for(e.case, c.register_))
                for (e, c), g in zip(jobs, graded, strict=True)]
     say("natural consultations")
 
@@ -534,8 +660,10 @@ async def recall_audit(
         case = by_id[entry.case]
         first = next((c for c in entry.consultations if c.register_ == "gp_lay"), entry.consultations[0])
         texts = ladder_turns(case, first.turns)
-        graded = await rewards([natural_request(case, texts[name]) for name in RUNGS[:-1]])
-        rungs = [Rung(name=name, reward=reward) for name, reward in zip(RUNGS, graded, strict=False)]
+        # A rubric that asks for no test cannot tell a consultation from itself without its orders: no such rung.
+        names = [n for n in RUNGS[:-1] if n != "no_orders" or asks_for_tests(case)]
+        graded = await rewards([natural_request(case, texts[name]) for name in names])
+        rungs = [Rung(name=name, reward=reward) for name, reward in zip(names, graded, strict=True)]
         # A fixed guess that happens to be this case's diagnosis ("Migraine" on the migraine case) is a lucky
         # guess, not a case-independent exploit: it is not held against the wrong-diagnosis rung.
         scored = {name: r[case.id] for name, r in exploits.items()
@@ -548,6 +676,12 @@ async def recall_audit(
     ladders = await asyncio.gather(*(ladder(e) for e in natural.entries))
     say("ladders")
     notes = [f"{len(natural.skipped)} natural case(s) left out: not among the audited cases"] if natural.skipped else []
+    criteria = {e.case: {i.criterion for i in build_case_rubric(by_id[e.case]).items} for e in natural.entries}
+    stale = sum(crit not in criteria[e.case] for e in natural.entries for c in e.consultations
+                for crit in natural.marks_for(e.case, c.register_))
+    if stale:
+        notes.append(f"{stale} clinician item mark(s) in {natural.marks_source} name no item of today's rubric "
+                     "(reworded since they were written): those items count by the writers' groups")
     return summarise(results, ladders, case_set=case_set, source=natural.source, notes=notes)
 
 
@@ -564,16 +698,17 @@ def render_recall_table(report: RecallReport) -> Any:
              f"consultations, {report.source})")
     shares = [f"{f.split} {f.ordered}/{f.cases}" + ("" if f.share is None else f" ({f.share:.2f})")
               for f in report.ladder]
-    legend = ("ratio: to the exact-wording reference; lowest: the lowest case's ratio; recall: annotated items "
-              "credited; false+: penalties met on these good consultations; unsc.: could not be graded")
+    legend = ("ratio: to the exact-wording reference; lowest: the lowest case's ratio; clin.: to the same rubric "
+              "decided by a clinician's item marks; recall: items a clinician marked met that were credited; "
+              "false+: penalties met that no clinician confirmed; unsc.: could not be graded")
     ladder = f"quality ladder ordered: {', '.join(shares)}; " if shares else ""
     table = Table(title=title, caption=ladder + legend)
     # Short headers that fit 80 columns; which case is lowest is in recall_lines.
-    for column in ("split", "register", "n", "ratio", "lowest", "recall", "false+", "unsc."):
+    for column in ("split", "register", "n", "ratio", "lowest", "clin.", "recall", "false+", "unsc."):
         table.add_column(column, justify="left" if column in {"split", "register"} else "right", no_wrap=True)
     for f in report.figures:
         table.add_row(f.split, f.register_, str(f.consultations), _num(f.ratio), _num(f.min_case_ratio),
-                      _num(f.item_recall), str(f.false_penalties), str(f.unscored),
+                      _num(f.clinician_ratio), _num(f.item_recall), str(f.false_penalties), str(f.unscored),
                       style="bold" if f.register_ == ALL else None)
     return table
 
@@ -587,6 +722,9 @@ def recall_lines(report: RecallReport) -> list[str]:
         if f.register_ == ALL:
             lines.extend(f"false penalty ({f.split}, {n}x): {criterion}"
                          for criterion, n in f.false_penalty_criteria.items())
+            if f.false_credits:
+                lines.append(f"false credits ({f.split}): {f.false_credits} items credited that a clinician marked "
+                             "not met")
     for ladder in report.ladder:
         lines.extend(f"ladder not ordered ({ladder.split}): {case}" for case in ladder.not_ordered)
     return lines

@@ -19,10 +19,13 @@ from evaluation.audit_recall import (
     ItemMiss,
     NaturalFormatError,
     Rung,
+    asks_for_tests,
     guesses_right,
+    item_marks_path,
     judge_ladder,
     ladder_figures,
     ladder_turns,
+    load_item_marks,
     load_natural,
     parse_natural,
     recall_audit,
@@ -144,6 +147,91 @@ def test_score_consultation_counts_annotated_items_and_penalties() -> None:
         score_consultation(items[:2], result, [], case_id="c", register="terse", heldout=False, reference=1.0)
 
 
+def test_a_clinicians_item_marks_decide_recall_credits_and_penalties() -> None:
+    items = [
+        _item("States the correct final diagnosis: Gout.", 10, ["cluster:diagnosis"],
+              DiagnosisMatches(synonyms=["Gout"])),
+        _item("Before giving a diagnosis, asks: Any injury?", 2, ["cluster:history"], AsksAbout(groups=[["injury"]])),
+        _item("Before giving a diagnosis, asks: How much alcohol?", 2, ["cluster:history"],
+              AsksAbout(groups=[["alcohol"]])),
+        _item("Before giving a diagnosis, asks: Any fever?", 2, ["cluster:history"], AsksAbout(groups=[["fever"]])),
+        _item("Orders the appropriate test: Urate.", 4, ["cluster:tests"], OrderedTest(tests=["Urate"])),
+        _item("Fires a barrage of questions.", -5, ["cluster:history"], QuestionBarrage()),
+        _item("Orders tests the presentation does not call for.", -4, ["cluster:tests"], OrderedTest(tests=["x"])),
+    ]
+    verdicts = [True, True, False, True, False, True, False]
+    result = VerifyResult(domain="medical", reward=0.7, criteria=[
+        CriterionResult(criterion=i.criterion, points=i.points, tags=i.tags, met=m) for i, m in zip(items, verdicts, strict=True)])
+    # The writer annotated only "diagnosis" and "history". The clinician: the alcohol question was asked (the
+    # grader missed it), the fever one was not (the grader credited it), the urate test was ordered (no group
+    # annotation, but the mark decides), the barrage is real, the unindicated tests happened and went unpenalised.
+    marks = {items[0].criterion: True, items[1].criterion: True, items[2].criterion: True,
+             items[3].criterion: False, items[4].criterion: True, items[5].criterion: True, items[6].criterion: True}
+    scored = score_consultation(items, result, ["diagnosis", "history"], case_id="c", register="terse",
+                                heldout=False, reference=1.0, marks=marks)
+    # annotated: diagnosis, injury, alcohol, urate (fever marked not met); credited: diagnosis, injury
+    assert (scored.annotated, scored.credited, scored.marked) == (4, 2, 4)
+    assert [m.criterion for m in scored.missed] == [items[2].criterion, items[4].criterion]
+    assert scored.false_credits == [items[3].criterion]
+    assert (scored.penalties, scored.confirmed_penalties) == ([], [items[5].criterion])
+    assert scored.missed_penalties == [items[6].criterion]
+    # by the writer's groups alone: diagnosis, injury, alcohol, fever decided; 3 credited
+    assert (scored.group_annotated, scored.group_credited) == (4, 3)
+    # the clinician's reward: met 10 + 2 + 2 + 4 = 18, positive 20, minus the barrage 5 and the tests 4: 9 / 20
+    assert scored.clinician_reward == 0.45
+    # an item the clinician did not mark counts by the writer's groups, as before
+    partial = score_consultation(items, result, ["diagnosis", "history"], case_id="c", register="terse",
+                                 heldout=False, reference=1.0, marks={items[3].criterion: False})
+    assert (partial.annotated, partial.credited, partial.marked, partial.false_credits) == (3, 2, 0, [items[3].criterion])
+    assert partial.penalties == [items[5].criterion]
+    no_marks = score_consultation(items, result, ["history"], case_id="c", register="terse", heldout=False,
+                                  reference=1.0)
+    assert no_marks.clinician_reward is None and no_marks.false_credits == []
+
+
+def test_clinician_ratio_and_false_credits_by_hand() -> None:
+    results = [
+        ConsultationResult(case_id="a", register="terse", heldout=True, reward=0.8, reference=1.0,
+                           clinician_reward=1.0, false_credits=["x"], annotated=4, credited=3, marked=4,
+                           group_annotated=5, group_credited=3),
+        ConsultationResult(case_id="b", register="terse", heldout=True, reward=0.6, reference=1.0,
+                           clinician_reward=0.4, confirmed_penalties=["p"], annotated=2, credited=2, marked=1,
+                           group_annotated=2, group_credited=2),
+        ConsultationResult(case_id="c", register="terse", heldout=True, reward=0.5, reference=1.0),  # no marks
+    ]
+    figures = recall_figures(results, "heldout", "terse")
+    # marked consultations a and b: rewards (0.8 + 0.6) / 2 = 0.7, clinicians' (1.0 + 0.4) / 2 = 0.7
+    assert (figures.clinician_consultations, figures.clinician_ratio) == (2, 1.0)
+    assert (figures.item_recall, figures.group_item_recall, figures.items_marked) == (0.8333, 0.7143, 5)
+    assert (figures.false_credits, figures.false_credit_criteria) == (1, {"x": 1})
+    assert (figures.false_penalties, figures.confirmed_penalties) == (0, 1)
+
+
+def test_item_marks_load_beside_the_natural_file_and_bad_lines_are_named(tmp_path: Path,
+                                                                         cases: dict[str, Case]) -> None:
+    natural = tmp_path / "set.yaml"
+    natural.write_text(yaml.safe_dump([_entry(), _entry(case="elsewhere")]))
+    assert item_marks_path(natural) == tmp_path / "items" / "set.jsonl"
+    (tmp_path / "items").mkdir()
+    good = ('{"case": "acute-gout", "register": "terse", "criterion": "Asks: Any injury?", "met": true}\n'
+            '{"case": "elsewhere", "register": "terse", "criterion": "Asks: Any injury?", "met": false}\n')
+    item_marks_path(natural).write_text(good)
+    chosen = load_natural(natural, cases, skip_unknown_cases=True)
+    assert chosen.marks == {"acute-gout|terse": {"Asks: Any injury?": True}}  # the left-out case's marks dropped
+    assert chosen.marks_for("acute-gout", "terse") == {"Asks: Any injury?": True}
+    assert chosen.marks_for("acute-gout", "gp_lay") == {}
+    for bad, message in [
+        ('{"case": "acute-gout", "register": "pirate", "criterion": "c", "met": true}', "set.jsonl:2: register"),
+        ('{"case": "acute-gout", "register": "terse", "criterion": "c", "met": "yes"}', "set.jsonl:2: met"),
+        ("not json", "set.jsonl:2:"),
+        ('{"case": "acute-gout", "register": "terse", "criterion": "Asks: Any injury?", "met": false}',
+         "set.jsonl:2: acute-gout terse: criterion marked twice"),
+    ]:
+        item_marks_path(natural).write_text(good.splitlines()[0] + "\n" + bad + "\n")
+        with pytest.raises(NaturalFormatError, match=message):
+            load_item_marks(item_marks_path(natural))
+
+
 def _result(case: str, register: str, heldout: bool, reward: float | None, reference: float | None,
             credited: int = 0, annotated: int = 0, penalties: list[str] | None = None) -> ConsultationResult:
     missed = [ItemMiss(group="history", criterion=f"q{i}") for i in range(annotated - credited)]
@@ -213,6 +301,15 @@ def test_judge_ladder_by_hand() -> None:
                            "no_orders 0.600 >= natural 0.500")
     unscored = judge_ladder(_ladder("a", False, None, 0.9, None, 0.5, 0.2, 0.05))
     assert not unscored.ordered and unscored.reason == "unscored: reference, no_history"
+
+
+def test_a_ladder_without_a_no_orders_rung_where_the_rubric_asks_for_no_test() -> None:
+    rungs = ("natural", "no_history", "wrong_diagnosis", "best_exploit")
+    ladder = CaseLadder(case_id="a", heldout=True, register="gp_lay", reference=1.0,
+                        rungs=[Rung(name=n, reward=r) for n, r in zip(rungs, (1.0, 0.8, 0.3, 0.1), strict=True)])
+    assert judge_ladder(ladder).ordered
+    assert asks_for_tests(_imported())
+    assert not asks_for_tests(_imported().model_copy(update={"test_results": {}}))
 
 
 def test_a_fixed_guess_that_is_the_cases_diagnosis_is_a_lucky_guess(cases: dict[str, Case]) -> None:
