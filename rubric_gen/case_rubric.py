@@ -119,7 +119,7 @@ _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|
                r"nurses?|your nurse|a nurse|the team|someone)|emergency|urgent\w*|911|999|988|112|111|000|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
-_NET_GO = (r"(?:come|go|head|get|bring (?:her|him|them|the baby|the child|your \w+))(?: straight| right)?(?: back)?"
+_NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the child|your \w+))(?: straight| right)?(?: back)?"
            r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emerg|emergency(?: department| room)?|hospital|urgent care|clinic|"
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|rtc|"
            r"escalat\w*|"  # on the ward: "escalate at once for rising oxygen needs"
@@ -167,6 +167,7 @@ _SAFETY_NET_RE = (
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))any\s+{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
+    rf"|\burgent(?:ly)?\s*:\s*{_IN_SENTENCE}{{3,120}},"  # "Urgent: chest pain, fainting, breathless at rest"
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
     r"|\b(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? about (?:any|new|a|worsening|more)\b"

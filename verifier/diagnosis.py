@@ -408,6 +408,7 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
                      problems=problems)
 
 
+_EXPLANATION = re.compile(r"\s*(?:his|her|their|your|its|it|this|that|he|she|they|you|we|which|who)\b", re.IGNORECASE)
 # A condition the data does not name still reads as one by its shape: a disease suffix or a disease noun.
 _CONDITION_SUFFIX = re.compile(r"(?:itis|osis|oma|omas|pathy|iasis|plasia|ectasis|ectasia|trophy|cele)$")
 _CONDITION_NOUNS = frozenset("""disease syndrome disorder infarct infarction tumour tumor cancer carcinoma infection
@@ -481,8 +482,12 @@ def match_diagnosis(
         return Match(False, "no diagnosis stated")
     lex = lexicon(tuple(accepted), tuple(others), tuple(background))
     statement = parse_statement(stated, lex)
-    # Not a list, so at most one part names a condition; the others qualify it ("MI, acute inferior").
-    heads = [_split_qualifier(p)[0] for p in statement.parts] or [statement.head]
+    # Not a list, so at most one part names a condition; the others qualify it ("MI, acute inferior"). A later
+    # part that explains in a clause of its own ("Anaemia of prematurity - his body isn't yet making enough
+    # erythropoietin") and names no condition adds no words to the diagnosis.
+    explained = next((i for i, p in enumerate(statement.parts) if i and _EXPLANATION.match(p)), len(statement.parts))
+    heads = [_split_qualifier(p)[0] for i, p in enumerate(statement.parts)
+             if i < explained or _named(p, lex)] or [statement.head]
     head_tokens = frozenset().union(*(content(_ASIDE.sub(" ", h)) for h in heads))
     aside_tokens = frozenset().union(*(content(a) for h in heads for a in _ASIDE.findall(h))) - head_tokens
     if extra_statements:

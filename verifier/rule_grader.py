@@ -232,9 +232,10 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
               r"|prescriptions?|procedures?|physio\w*|visits?)\b")
 _FOR_CONDITION_RE = re.compile(
     r"^\s*(?:(?:or|and)\s+(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for"
-    rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now|(?:the\s+)?same[- ]day)\s+)?(?:for|with)\s+(?!{CARE_WORDS})",
+    rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now|(?:the\s+)?same[- ]day)\s+)?(?:for|with)(?:\s*:)?\s+(?!{CARE_WORDS})",
     re.IGNORECASE,
 )
+_HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(\S.*)", re.DOTALL)
 # "Go to the ED right away if you're drooling": the immediacy belongs to the condition.
 _NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at\s+once|urgently)\s+"
                         r"(?:(?:or|and)\s+(?:call|ring|dial|phone)\s+\S+\s+)?"  # "right away or call 911 if ..."
@@ -249,7 +250,9 @@ def _names_symptoms(lead: str) -> bool:
     """A clipped condition before a dash lists what to look out for ("Chest pain with sweating - call 999"); a
     statement does not ("This is serious - call 999 now")."""
     return not _STATEMENT_RE.match(lead) and any(not clinical.is_generic(k) for k in clinical.concepts(lead))
-_COMMA_IF_RE = re.compile(r"\s*,\s*(?:if|should|in case|whenever|unless)\b", re.IGNORECASE)
+# "come back sooner, or seek urgent help, if ..."; "ring 999 or go to A&E, if you can't swallow"
+_COMMA_IF_RE = re.compile(r"\s*(?:,?\s*(?:(?:or|and)\s+)?[^,.!?;\n]{1,40}?)?,\s*(?:if|should|in case|whenever|unless)\b",
+                          re.IGNORECASE)
 _SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|000|a&e|ed|er|emerg|emergency\s+(?:room|department|services)"
                       r"|(?:seek|get)\s+(?:immediate|emergency|urgent))\b",
                       re.IGNORECASE)
@@ -280,6 +283,11 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     if _COMMA_IF_RE.match(text[match.end():]):  # "come back sooner, or seek urgent help, if you get chest pain"
         return False
     if _SEND_RE.search(match.group(0)) and _FOR_CONDITION_RE.match(text[match.end():]):
+        return False
+    # the help as an aside to a heading, then what to look out for: "Warning signs (go straight to A&E): a
+    # thunderclap headache, a stiff neck with fever"; "Call 999 now: suspected heart attack" is still outright
+    listed = _HELP_THEN_LIST_RE.match(text[match.end():])
+    if listed and _names_symptoms(re.split(r"[.!?\n;]", listed.group(1), maxsplit=1)[0]):
         return False
     if "hospital" in match.group(0).lower():
         return bool(re.search(r"\b(?:now|immediately|right away|straight away|urgently|today|tonight)\b",

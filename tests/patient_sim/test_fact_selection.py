@@ -221,3 +221,36 @@ def test_a_follow_up_about_a_clinical_thing_the_record_lacks_still_finds_nothing
     index = FactIndex(case_facts(_record("Weight loss", history_of_present_illness="Weight loss of 18 kg.")))
     assert index.select("How much weight have you lost?")
     assert index.select("Travel?") == []
+
+
+@pytest.mark.parametrize(("complaint", "questions", "fields", "fact"), [
+    # round twelve's questions that a clinician says the record answers
+    ("Toe pain", ["Overnight?"], {"history_of_present_illness": "Woke in the night with severe pain in the big toe."},
+     "Woke in the night with severe pain in the big toe"),
+    ("Shoulder pain", ["What everyday things is it getting in the way of?"],
+     {"history_of_present_illness": "Shoulder pain for 3 months. Difficulty with brushing her hair and dressing."},
+     "Difficulty with brushing her hair and dressing"),
+    ("Itchy rash", ["Where is it?", "Ever clears?"],
+     {"history_of_present_illness": "Itchy rash on the arms for 5 months that has not completely resolved at any point."},
+     "Itchy rash on the arms for 5 months that has not completely resolved at any point"),
+    ("Behaviour at school", ["Does he fall out with other children too?"],
+     {"social_history": ["His social interactions with peers are positive"]},
+     "His social interactions with peers are positive"),
+    ("Behaviour at school", ["How's his schoolwork?"],
+     {"social_history": ["Performs well academically when he chooses to engage"]},
+     "Performs well academically when he chooses to engage"),
+])
+def test_round_twelve_questions_find_the_fact_a_clinician_says_answers_them(complaint: str, questions: list[str],
+                                                                            fields: dict, fact: str) -> None:
+    index = FactIndex(case_facts(_record(complaint, **fields)))
+    found = [[f.text for f in index.select(q)] for q in questions][-1]
+    assert fact in found, found
+
+
+@pytest.mark.parametrize(("complaint", "question", "fields"), [
+    ("Behaviour at school", "Does he fall out with other children too?",
+     {"history_of_present_illness": "Disruptive in class; his teacher reports shouting."}),
+])
+def test_round_twelve_lookalike_records_give_no_answer(complaint: str, question: str, fields: dict) -> None:
+    found = [f.text for f in FactIndex(case_facts(_record(complaint, **fields))).select(question)]
+    assert found == [], (question, found)

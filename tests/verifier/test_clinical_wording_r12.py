@@ -109,3 +109,87 @@ def test_a_differential_weighed_by_its_short_form(final: str, differential: str,
 def test_a_considered_short_form_is_never_the_final_diagnosis() -> None:
     case = _case(final_diagnosis="Aortic dissection")
     assert not _met(case, ["DIAGNOSIS: Dissection\nCT now."], "States the correct final diagnosis")
+
+
+@pytest.mark.parametrize(("advice", "sends"), [
+    # conditional emergency advice written as a list of what to look out for is safety-netting, not over-triage
+    ("Call 911 for: sudden severe headache, fainting, weakness.", False),
+    ("Emergency signs (go straight to A&E): thunderclap headache, a stiff neck with fever, new weakness.", False),
+    ("Go to the emergency department now.", True),
+    ("Go to A&E immediately: we need to rule out a bleed.", True),
+])
+def test_an_emergency_list_on_a_routine_case_is_not_over_triage(advice: str, sends: bool) -> None:
+    case = _case(final_diagnosis="Migraine", disposition="routine")
+    assert _met(case, [f"DIAGNOSIS: Migraine\nTriptan as needed. {advice}"], "Sends the patient for emergency care") is sends
+
+
+@pytest.mark.parametrize("advice", ["Call 999 now: suspected heart attack.",
+                                    "Calling 999 now: crushing chest pain with ST elevation.",
+                                    "Go to A&E now (chest pain): I've called ahead."])
+def test_an_emergency_sent_now_with_its_reason_after_a_colon_is_still_outright(advice: str) -> None:
+    case = _case(final_diagnosis="Acute coronary syndrome", disposition="emergency")
+    assert _met(case, [f"DIAGNOSIS: Acute coronary syndrome\n{advice}"], "Tells the patient to get emergency care now")
+
+
+@pytest.mark.parametrize(("question", "key", "asks"), [
+    # round twelve (data/natural/dev/*-r12.yaml), measured before any fix, then tuned on
+    ("Which ADLs are you having trouble with?", "self_care", True),
+    ("Trouble dressing?", "self_care", True),
+    ("Does the wound need a new dressing?", "self_care", False),
+    ("Is the defiance mostly toward adults, teachers, coaches?", "defiance", True),
+    ("Is it mainly when grown-ups ask him to do something?", "defiance", True),
+    ("Why do you think he avoids gym?", "school_activities", True),
+    ("Energy drinks, gym supplements?", "school_activities", False),
+    ("Is he bringing feeds back up?", "vomiting", True),
+    ("Breast only?", "feeding", True),
+    ("Dyspareunia?", "sexual_history", True),
+    ("Anticoag - which agent, last dose?", "blood_thinners", True),
+    ("What happened with your fractures, how many and from what?", "injury", True),
+])
+def test_round_twelve_questions_ask_what_a_clinician_means(question: str, key: str, asks: bool) -> None:
+    assert (key in clinical.asked(question)) is asks, (question, sorted(clinical.asked(question)))
+
+
+def test_haematemesis_asked_how_much_is_how_much_blood_was_vomited() -> None:
+    case = _case(final_diagnosis="Upper gastrointestinal bleed", key_questions=["How much blood did you vomit?"])
+    diagnosis = "DIAGNOSIS: Upper gastrointestinal bleed\nEndoscopy today."
+    item = "Before giving a diagnosis, asks: How much blood did you vomit?"
+    assert _met(case, ["Hematemesis this AM: how much volume?", diagnosis], item)
+    assert not _met(case, ["Any heartburn: how much?", diagnosis], item)
+
+
+def test_a_four_limb_blood_pressure_orders_the_differential() -> None:
+    case = _case(final_diagnosis="Coarctation of the aorta",
+                 test_results={"Blood Pressure Differential > Upper Extremities": "150/90",
+                               "Blood Pressure Differential > Lower Extremities": "100/60"})
+    diagnosis = "DIAGNOSIS: Coarctation of the aorta\nEcho and cardiology."
+    assert _met(case, ["REQUEST EXAM: 4-extremity BPs", diagnosis], _ORDERS)
+
+
+@pytest.mark.parametrize(("stated", "named"), [
+    ("Anaemia of prematurity - his body isn't yet making enough erythropoietin, the hormone that tells the bone "
+     "marrow to make red blood cells", True),  # an explanation in a clause of its own adds nothing
+    ("Anaemia of prematurity - his heart failure", False),  # a second condition still makes a list
+])
+def test_a_diagnosis_explained_after_a_dash(stated: str, named: bool) -> None:
+    case = _case(final_diagnosis="Impaired erythropoietin production")
+    assert _met(case, [f"DIAGNOSIS: {stated}\nTransfusion and iron."], "States the correct final diagnosis") is named
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("Take him straight to A&E if a nosebleed hasn't stopped after twenty minutes.", True),
+    ("Urgent: chest pain, fainting, breathless at rest, soaking a pad an hour.", True),
+    ("Urgent: referral to cardiology.", False),
+])
+def test_round_twelve_safety_netting(advice: str, net: bool) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert _met(case, [f"DIAGNOSIS: Migraine\nTriptan as needed. {advice}"], _NET) is net
+
+
+def test_help_named_twice_before_its_condition_is_not_over_triage() -> None:
+    case = _case(final_diagnosis="Streptococcal pharyngitis", disposition="routine")
+    said = "Get urgent help, ring 999 or go to A&E, if you can't swallow fluids or your own spit."
+    assert not _met(case, [f"DIAGNOSIS: Streptococcal pharyngitis\nPenicillin. {said}"],
+                    "Sends the patient for emergency care")
+    assert _met(case, ["DIAGNOSIS: Streptococcal pharyngitis\nRing 999 or go to A&E now, you need a scan."],
+                "Sends the patient for emergency care")
