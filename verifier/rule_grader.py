@@ -45,8 +45,15 @@ RULE = "rule"
 
 _EMERGENCY_RE = re.compile(
     r"\b(?:call(?:ing)?\s+(?:911|999|112|000|an\s+ambulance|emergency\s+services|for\s+an\s+ambulance)"
-    r"|emergency\s+(?:room|department|services|care|medical\s+(?:care|attention|services)|help)"
+    r"|emergency\s+(?:room|department|services|care|treatment|medical\s+(?:care|attention|services)|help)"
     r"|(?:the|an|nearest)\s+(?:er|ed)\b|a&e\b|\bemerg\b"
+    # chart shorthand: "ED now", "to ED", "ER stat", "ED transfer" (never a bare "ED", also erectile dysfunction)
+    r"|(?:to|via)\s+(?:(?!the\b)[\w-]+\s+){0,2}(?:ed|er)\b|(?:^|(?<=[\s/(\-]))(?:ed|er)\s+(?:now|immediately|stat"
+    r"|right\s+away|straight\s+away|transfer|referral)\b"
+    r"|(?:dial|ring|phone)\s+(?:911|999|112|000|triple\s+zero)|\b(?:911|999|112|000)\s+(?:now|immediately|stat)\b"
+    r"|\b(?:911|999|112|000|ambulance)\s+called\b|\bcalled\s+(?:911|999|112|000|an?\s+ambulance)\b"
+    r"|\bcode\s+(?:stroke|stemi|sepsis|red)\b|\b(?:stroke|stemi|trauma)\s+call\b"
+    r"|\bimmediate\s+(?:ed|er|a&e|hospital)\s+(?:attendance|review|assessment|transfer)\b"
     r"|ambulance"
     r"|(?:seek|get)\s+(?:immediate|emergency|urgent)\s+(?:medical\s+)?(?:care|help|attention|treatment)"
     r"|(?:go|get|head)\s+to\s+(?:the\s+)?(?:nearest\s+)?(?:hospital|emergency)\s*(?:right\s+away|immediately|now|urgently)?"
@@ -127,9 +134,11 @@ _ASKING_RE = re.compile(
     r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
     re.IGNORECASE,
 )
-_CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise|in an emergency|in emergencies)\b",
+_CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise|in an emergency|in emergencies"
+                             r"|in the (?:unlikely )?event|when to|reasons? to|with any of (?:these|those|them)"
+                             r"|any of (?:these|those|the following)|at the first sign|the moment you)\b",
                              re.IGNORECASE)
-_PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|impression|assessment|diagnosis|next steps?|now"
+_PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|actions?|impression|assessment|diagnosis|next steps?|now"
                            r"|immediately|right now|emergency"
                            r"|what(?:'s| is)?\s+(?:happens|happening|we(?:'ll|\s+will|'re\s+going\s+to)?\s+do|"
                            r"i(?:'ll|\s+will|'m\s+going\s+to)\s+do|needs\s+to\s+happen)(?:\s+now|\s+next)?)\b",
@@ -143,7 +152,8 @@ _RULE_HEAD_RE = re.compile(
     r"^\s*(?:(?!(?:this|that|it|which)\b)\w[^.!?\n]{2,120}\bmeans?\s+(?:you\s+(?:should|must|need\s+to)\s+)?"
     r"|for\s+(?!now\b|(?:this|that|your)\b)[^.!?\n,]{3,100},\s*"
     # a clipped condition: "Any CP with exertion, sweating or SOB, call 911"
-    r"|any\s+[^.!?\n]{3,120},\s*)$",
+    r"|any\s+[^.!?\n]{3,160}(?:,|\s[-\u2013\u2014]+)\s*(?:(?:go|come|head|get)\s+(?:straight\s+|right\s+)?(?:back\s+)?to"
+    r"\s+(?:the\s+)?|call\s+|ring\s+|dial\s+)?)$",  # or between dashes: "Any of these - X, Y - go to A&E"
     re.IGNORECASE,
 )
 
@@ -229,12 +239,22 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
               r"|oxygen|drip|pain\s+relief|surgeons?|you|her|him|them|us|me|transport|ambulance|help|further|urgent"
               r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up"
               r"|injections?|jabs?|vaccines?|vaccinations?|dressings?|stitch(?:es)?|sutures?|removal|checks?|recheck|repeat"
-              r"|prescriptions?|procedures?|physio\w*|visits?)\b")
+              r"|prescriptions?|procedures?|physio\w*|visits?|eval\w*|work[- ]?up|w/u|r/o|rule\s+out|ctpa|angio\w*"
+              r"|this|that|it)\b")
 _FOR_CONDITION_RE = re.compile(
     r"^\s*(?:(?:or|and)\s+(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for"
     rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now|(?:the\s+)?same[- ]day)\s+)?(?:for|with)(?:\s*:)?\s+(?!{CARE_WORDS})",
     re.IGNORECASE,
 )
+# A visit told as history, not sent now: "She was seen in the ED last month", "the ED doctor sent you", "ED clinic".
+_PAST_VISIT_RE = re.compile(
+    r"\b(?:was|were)\s+(?:seen|assessed|admitted|taken|brought|sent|reviewed)\b|\b(?:went|attended|visited|presented)\s+"
+    r"(?:to|at|for)\b|\blast\s+(?:week|month|year|night|time)\b|\b(?:days|weeks|months|years)\s+ago\b|\byesterday\b"
+    r"|\b(?:ed|er|a&e)\s+(?:doctors?|team|nurses?|staff|notes|visits?|clinic)\b|\battenders?\b"
+    r"|\b(?:took|brought)\s+(?:her|him|them|me|you)\s+(?:in\s+)?to\b|\b(?:transported|conveyed)\b|\b(?:19|20)\d\d\b"
+    r"|\bambulance\s+(?:service|crew|trust|station|staff)\b|\b(?:a&e|ed|er|ambulance)\s+(?:would|wouldn't|won't|could|can)\s+only\b",
+    re.IGNORECASE)
+_THEN_RE = re.compile(r"\s*then\b", re.IGNORECASE)
 _HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(\S.*)", re.DOTALL)
 # "Go to the ED right away if you're drooling": the immediacy belongs to the condition.
 _NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at\s+once|urgently)\s+"
@@ -242,8 +262,9 @@ _NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at
                         r"(?:if|should|whenever|in\s+case|unless)\b", re.IGNORECASE)
 
 
-_CLIP_RE = re.compile(r":|\s[-\u2013\u2014]+\s")
-_STATEMENT_RE = re.compile(r"\s*(?:this|that|it|you|i|we|he|she|they)\b", re.IGNORECASE)
+_CLIP_RE = re.compile(r":|\s[-\u2013\u2014]+\s|\u2192|->")
+_STATEMENT_RE = re.compile(r"\s*(?:this|that|it|you|i|we|he|she|they|your|his|her|their|my|suspected|likely|probable"
+                           r"|query)\b|\s*\?\w", re.IGNORECASE)
 
 
 def _names_symptoms(lead: str) -> bool:
@@ -262,9 +283,16 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     """An emergency referral made outright: not inside a condition ("if it gets worse, ..."), not a
     question ("did you come by ambulance?"), and "go to hospital" only with a word of immediacy."""
     start = max(text.rfind(c, 0, match.start()) for c in ".!?\n;:") + 1
-    rest = re.split(r"(?<=[.!?\n;])", text[match.end():], maxsplit=1)[0]
+    rest = re.split(r"(?<=[.!\n;])|(?<=\?)(?!\w)", text[match.end():], maxsplit=1)[0]
     clause_after = re.split(r"[.!?\n;,]", text[match.end():], maxsplit=1)[0]
     if rest.rstrip().endswith("?"):
+        return False
+    if _PAST_VISIT_RE.search(text[start : match.end() + len(rest)]):  # "She was seen in the ED last month"
+        return False
+    # the condition asked in the sentence before: "Trouble swallowing your own saliva? Then it's straight to the ED"
+    if _THEN_RE.match(text[start : match.start()]) and text[:start].rstrip().endswith("?"):
+        return False
+    if re.search(r"\w[^\n]*(?:\u2192|->)", text[start : match.start()]):  # "Worse -> A&E"; not a bare "-> ED now"
         return False
     if _CONDITIONAL_RE.search(text[start : match.start()]) or _RULE_HEAD_RE.match(text[start : match.start()]):
         return False
