@@ -4,12 +4,14 @@ The same N consultations (same cases, personas and seeds) in one process, embedd
 patient: one at a time, then all at once (their model calls share batches in ``LocalChatClient``), all
 at once again with every prefill in a pass of its own (no ragged passes, ``ragged_pass_gain``), and
 the **training path**: the same loop as GRPO's ``rollout_func`` runs it (``MultiTurnRollout``,
-token-level recording with the model's chat template, the policy on a client of its own beside the
-patient's, the patient on a frozen copy of the weights as in training, every episode at once), and beside it the
-eval path as it runs for a trained doctor (``two_models``: the doctor's weights are not the patient's,
-so their turns cannot share a pass, as in training). Prints one JSON line: episodes per minute for each, the ratio
-(target >= 4x), the share of patient replies that needed the template fallback, and the longest
-episode's generated tokens, which bound how full the concurrent decoding batches can be.
+token-level recording with the model's chat template, the policy on a client of its own, the patient as
+multiturn.yaml's ``patient:`` block says: the grounded template by default, every episode at once), beside the
+eval path with the same template patient (``concurrent_template``, the same workload: target >= 0.9), and the
+eval path as it runs for a trained doctor (``two_models``: the doctor's weights are not the patient's, so their
+turns cannot share a pass). ``--also-model-patient`` adds the training path with the embedded model voicing the
+patient on a frozen copy of the weights. Prints one JSON line: episodes per minute for each, the ratios (the
+concurrent speed-up target >= 4x), the share of patient replies that needed the template fallback, and the
+longest episode's generated tokens, which bound how full the concurrent decoding batches can be.
 
 The sampling settings are the shared defaults (``patient_sim.loop.SamplingConfig``) unless given:
 
@@ -19,6 +21,7 @@ The sampling settings are the shared defaults (``patient_sim.loop.SamplingConfig
     .venv/bin/python bench/rollouts.py --skip-sequential                 # training path vs eval path only
     .venv/bin/python bench/rollouts.py --skip-sequential --skip-two-models --also-bfloat16   # float32 beside bfloat16
     .venv/bin/python bench/rollouts.py --skip-sequential --skip-two-models --arpo   # ARPO's rollouts beside plain
+    .venv/bin/python bench/rollouts.py --skip-sequential --skip-two-models --also-model-patient  # the model-voiced patient
 """
 
 from __future__ import annotations
@@ -57,14 +60,17 @@ async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figu
     ``mode="arpo"``: the same episodes with multiturn.yaml's ARPO branching, in groups of its ``num_generations``.
     ``dtype``: the patient and the policy's sampling copy in that precision (default: ``--patient-dtype`` and
     ``--rollout-dtype``)."""
+    from patient_sim.patient import TemplateVoice
     from policy.engine.client import LocalChatClient
     from policy.model import LoadedModel, load_model
     from policy.rollout import MultiTurnRollout, RolloutConfig
-    from policy.stage_config import default_config_path, load_stage_config
+    from policy.stage_config import TEMPLATE_PATIENT, default_config_path, load_stage_config
 
-    patient = LocalChatClient(load_model("embedded", dtype=dtype or args.patient_dtype),
-                              max_batch_size=max(1, min(args.episodes, args.max_batch)))
     stage = load_stage_config(default_config_path("multiturn"))
+    # multiturn.yaml's patient (the template, no model) unless the mode asks for the embedded model's voice
+    model_voiced = mode in ("training_model", "training_bf16") or stage.patient.model != TEMPLATE_PATIENT
+    patient = LocalChatClient(load_model("embedded", dtype=dtype or args.patient_dtype),
+                              max_batch_size=max(1, min(args.episodes, args.max_batch))) if model_voiced else TemplateVoice()
     branching = stage.rollout.branching.model_copy(update={"enabled": mode == "arpo"})
     group = int(stage.trainer.get("num_generations", 4)) if mode == "arpo" else 1
     config = RolloutConfig(**sampling.model_dump(exclude={"max_completion_tokens"}), max_completion_tokens=8192,
@@ -78,10 +84,11 @@ async def _training_path(args: argparse.Namespace, loaded, cases, sampling, figu
     start = time.perf_counter()
     trajectories = await rollout.run(prompts, policy, group=group, seed=args.seed)
     elapsed = time.perf_counter() - start
-    await patient.aclose()
     await policy.aclose()
     _engine_figures(figures, mode, policy, elapsed, len(trajectories))
-    figures[f"{mode}_patient_generated_tokens"] = patient.stats.generated_tokens
+    if isinstance(patient, LocalChatClient):
+        await patient.aclose()
+        figures[f"{mode}_patient_generated_tokens"] = patient.stats.generated_tokens
     figures[f"{mode}_policy_tokens"] = sum(sum(t.env_mask) for t in trajectories)
     figures[f"{mode}_env_tokens"] = sum(len(t.env_mask) - sum(t.env_mask) for t in trajectories)
     figures[f"{mode}_terminations"] = _count(t.ended for t in trajectories)
@@ -108,6 +115,22 @@ async def _two_models(args: argparse.Namespace, cases, personas, sampling, figur
     await patient.aclose()
     _engine_figures(figures, "two_models", doctor, elapsed, len(results))
     figures["two_models_patient_generated_tokens"] = patient.stats.generated_tokens
+
+
+async def _template_eval_path(args: argparse.Namespace, loaded, cases, personas, sampling, figures) -> None:  # noqa: ANN001
+    """The eval path with the template patient: the doctor on the embedded model, every patient reply the grounded
+    template (``--patient-model template``), the same workload as the training path with ``patient.model: template``."""
+    from patient_sim.loop import consult_many
+    from patient_sim.patient import TemplateVoice
+    from policy.engine.client import LocalChatClient
+
+    doctor = LocalChatClient(loaded, max_batch_size=max(1, min(args.episodes, args.max_batch)))
+    start = time.perf_counter()
+    results = await consult_many(cases, personas, doctor, TemplateVoice(), sampling, concurrency=args.episodes,
+                                 seed=args.seed, progress=True)
+    elapsed = time.perf_counter() - start
+    await doctor.aclose()
+    _engine_figures(figures, "concurrent_template", doctor, elapsed, len(results))
 
 
 async def _run(args: argparse.Namespace) -> dict[str, object]:
@@ -162,7 +185,11 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
     if not args.skip_training:
         await _training_path(args, loaded, cases, sampling, figures)
         figures["training_vs_concurrent"] = round(float(figures["concurrent_s"]) / float(figures["training_s"]), 3)
-        figures["target_training_vs_concurrent"] = 0.9
+        # the same workload: the eval path with the training path's patient (multiturn.yaml's, the template)
+        await _template_eval_path(args, loaded, cases, personas, sampling, figures)
+        figures["training_vs_concurrent_template"] = round(
+            float(figures["concurrent_template_s"]) / float(figures["training_s"]), 3)
+        figures["target_training_vs_concurrent_template"] = 0.9
         if not args.skip_two_models:  # the same two sets of weights on both paths
             figures["training_vs_two_models"] = round(float(figures["two_models_s"]) / float(figures["training_s"]), 3)
         if args.also_bfloat16:  # the same training path with the patient and the policy's sampling in bfloat16
@@ -171,6 +198,12 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
                 float(figures["concurrent_s"]) / float(figures["training_bf16_s"]), 3)
             figures["training_bf16_speedup"] = round(
                 float(figures["training_s"]) / float(figures["training_bf16_s"]), 3)
+        if args.also_model_patient:  # the training path with the embedded model voicing the patient, as before
+            await _training_path(args, loaded, cases, sampling, figures, mode="training_model")
+            figures["training_model_vs_concurrent"] = round(
+                float(figures["concurrent_s"]) / float(figures["training_model_s"]), 3)
+            figures["template_patient_speedup"] = round(
+                float(figures["training_model_s"]) / float(figures["training_s"]), 3)
         if args.arpo:  # consultations per minute with branching, against the plain training path's
             await _training_path(args, loaded, cases, sampling, figures, mode="arpo")
             figures["arpo_vs_training"] = round(
@@ -219,6 +252,9 @@ def main() -> None:
                              "rollout.dtype; default: on the float32 weights)")
     parser.add_argument("--also-bfloat16", action="store_true",
                         help="also the training path with the patient and the policy's sampling copy in bfloat16")
+    parser.add_argument("--also-model-patient", action="store_true",
+                        help="also the training path with the embedded model voicing the patient (patient.model: "
+                             "embedded; multiturn.yaml's default is the template)")
     parser.add_argument("--arpo", action="store_true",
                         help="also the training path with multiturn.yaml's ARPO branching (groups of num_generations)")
     parser.add_argument("--max-batch", type=int, default=16, help="LocalChatClient max_batch_size")

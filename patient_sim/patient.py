@@ -22,7 +22,7 @@ from patient_sim.affect import Affect
 from patient_sim.checker import LEAK_REASONS, CheckResult, LeakChecker, clinical_vocabulary
 from patient_sim.facts import Fact, FactIndex, case_facts
 from patient_sim.personas import Persona
-from verifier.llm import ChatClient, LLMError
+from verifier.llm import ChatClient, Completion, LLMError
 from verifier.types import Case, Message
 
 logger = logging.getLogger(__name__)
@@ -68,6 +68,16 @@ class PatientReply(BaseModel):
     @property
     def leaks_caught(self) -> int:
         return sum(1 for r in self.rejections if r in LEAK_REASONS)
+
+
+class TemplateVoice:
+    """The patient's ``ChatClient`` when no model voices it: every reply is the grounded template in the persona's
+    manner (what a weak model's drafts fall back to most of the time). Its ``complete`` is never called."""
+
+    model = "template"
+
+    async def complete(self, messages: list[Message], **_: object) -> Completion:
+        raise LLMError("the template patient has no model")
 
 
 class SimulatedPatient:
@@ -129,6 +139,9 @@ class SimulatedPatient:
         # The grounded reply is built first; the model is only asked to say it in its own words, and is
         # the fallback word for word when every draft is refused.
         grounded = self.template(kind, selected, probe, repeat=repeat)
+        if isinstance(self.client, TemplateVoice):  # no model to restyle it: the grounded reply is the reply
+            self._said.add(tx.reply_key(grounded))
+            return PatientReply(text=grounded, kind=kind, facts=selected, fallback=True)
         voiced = [self.voice(f) for f in selected]
         system = prompts.patient_system(self.persona.describe(), prompts.PATIENT_RESTYLE_TAIL.format(reply=grounded))
         # A restyle adds nothing: not even an earlier fact or a told test result may enter this reply.

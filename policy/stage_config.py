@@ -28,6 +28,7 @@ from pydantic import (
 )
 from transformers import TrainerCallback
 
+from patient_sim.patient import TemplateVoice
 from policy.clients import ClientSpec, build_client
 from policy.engine.device import check_dtype
 from policy.graders import GradingKind
@@ -100,6 +101,9 @@ class WarmStartConfig(BaseModel):
     concurrency: int = Field(8, ge=1, description="dialogues played at once (their patient turns share batches)")
 
 
+TEMPLATE_PATIENT = "template"
+
+
 class PatientConfig(BaseModel):
     """The ``patient:`` block of an ``sft`` or ``multiturn`` stage: the frozen model that plays the patient.
 
@@ -111,7 +115,8 @@ class PatientConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    model: str = "embedded"
+    model: str = Field("embedded", description="the patient's model; 'template': no model, every reply the "
+                       "grounded template (the facts the selector picked, in the persona's manner)")
     dtype: str | None = Field(None, description="float32, bfloat16, float16 or auto (None: float32)")
     max_batch_size: int = Field(8, ge=1)
 
@@ -294,8 +299,12 @@ def stage_cases(config: StageConfig) -> list[Any]:
 
 
 def default_patient(config: PatientConfig | None = None) -> ChatClient:
-    """A frozen copy of the embedded model plays the patient (the policy's weights change)."""
-    return build_client((config or PatientConfig()).spec())
+    """A frozen copy of the embedded model plays the patient (the policy's weights change); ``model: template``,
+    no model: every reply is the grounded template."""
+    config = config or PatientConfig()
+    if config.model == TEMPLATE_PATIENT:
+        return TemplateVoice()
+    return build_client(config.spec())
 
 
 def default_config_path(stage: Stage) -> Path:

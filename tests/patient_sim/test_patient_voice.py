@@ -138,3 +138,23 @@ def test_personas_sound_different() -> None:
     assert words["basic"] < words["articulate"]
     assert sum(any(w in r.lower() for w in ("scared", "worry", "frightened", "what if")) for r in replies["worried"]) >= 3
     assert len({fd.normalised(r) for texts in replies.values() for r in texts}) >= 10
+
+
+def test_the_template_voice_answers_from_the_record_without_a_model() -> None:
+    """``patient.model: template`` (training's default): the grounded template is the reply, no draft is asked for,
+    and it tells the facts a model-voiced patient falls back to (the manner is drawn at random, so its words may
+    differ)."""
+    from patient_sim.patient import TemplateVoice
+    from policy.stage_config import PatientConfig, default_patient
+
+    case = find_case("acute-appendicitis")
+    persona = sample_persona(3, case)
+    voice = default_patient(PatientConfig(model="template"))
+    assert isinstance(voice, TemplateVoice)
+    template = SimulatedPatient(case, persona, voice, seed=3)
+    fallback = SimulatedPatient(case, persona, NoModel(), seed=3)  # type: ignore[arg-type]
+    questions = ["Have you been sick at all?", "Any burning when you pee?", "What's the diagnosis, doctor?"]
+    replies, same = _ask(template, questions), _ask(fallback, questions)
+    assert [[f.text for f in r.facts] for r in replies] == [[f.text for f in r.facts] for r in same]
+    assert [r.kind for r in replies] == ["facts", "facts", "refusal"] and all(r.rejections == [] for r in replies)
+    assert "Vomited once" in {f.text for f in replies[0].facts}
