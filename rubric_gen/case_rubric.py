@@ -405,11 +405,6 @@ def history_points(case: Case, questions: int) -> int:
     return min(HISTORY_POINTS, IMPORTED_QUESTION_POINTS * questions)
 
 
-def case_questions(case: Case) -> list[str]:
-    """The key questions of ``case`` (the clinical layer's ``case_questions``)."""
-    return clinical.case_questions(case)
-
-
 # Always part of a history, whatever the case: never "about nothing in the case".
 _CORE_HISTORY = ["medication", "allergy", "smoking", "alcohol", "family history", "past medical history",
                  "occupation", "pregnant", "drugs", "recreational drugs", "sick contacts", "vaccinations",
@@ -467,7 +462,7 @@ def build_case_rubric(case: Case) -> Rubric:
                                         synonyms=synonyms)))
 
     # -- consultation logic: key questions, asked as questions, before the diagnosis
-    questions = case_questions(case)
+    questions = clinical.case_questions(case)
     shared = _shared_words(questions)
     for question, points in zip(questions, _spread(history_points(case, len(questions)), len(questions)), strict=True):
         text = question.rstrip("?. ")

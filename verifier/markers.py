@@ -9,6 +9,10 @@ these functions so that they agree.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from verifier.clinical import Order
 
 TEST_MARKER = "REQUEST TEST:"
 DIAGNOSIS_MARKER = "DIAGNOSIS:"
@@ -94,8 +98,8 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
 _SPECIMEN_LEAD = re.compile(r"\s*([A-Za-z][A-Za-z ]{1,24}?)\s*:\s*(\S.*)")
 
 
-def _only_sites(order: object) -> bool:
-    return bool(order.sites) and not (order.tests or order.methods)  # type: ignore[attr-defined]
+def _only_sites(order: Order) -> bool:
+    return bool(order.sites) and not (order.tests or order.methods)
 
 
 def _on_specimen(name: str, specimen: str, *, stated: bool) -> str:
@@ -127,9 +131,8 @@ def _shared_head(name: str) -> tuple[str, str] | None:
         return None
     first, second, head = match.groups()
     one, two = f"{first} {head}", f"{second} {head}"
-    if clinical.read_order(first).tests or not (clinical.read_order(one).tests and clinical.read_order(two).tests):
-        return None
-    if clinical.read_order(one).tests == clinical.read_order(two).tests:
+    tests_one, tests_two = clinical.read_order(one).tests, clinical.read_order(two).tests
+    if clinical.read_order(first).tests or not tests_one or not tests_two or tests_one == tests_two:
         return None
     return one, two
 

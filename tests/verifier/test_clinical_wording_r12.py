@@ -27,6 +27,19 @@ _DIFFERENTIAL = "Considers a relevant differential"
     ("Have the sinus sx fully resolved?", "sinusitis", True),
     ("Has baby been given anything since?", "medications", True),
     ("Has anyone given you a leaflet?", "medications", False),
+    # round twelve (data/natural/dev/*-r12.yaml), measured before any fix, then tuned on
+    ("Which ADLs are you having trouble with?", "self_care", True),
+    ("Trouble dressing?", "self_care", True),
+    ("Does the wound need a new dressing?", "self_care", False),
+    ("Is the defiance mostly toward adults, teachers, coaches?", "defiance", True),
+    ("Is it mainly when grown-ups ask him to do something?", "defiance", True),
+    ("Why do you think he avoids gym?", "school_activities", True),
+    ("Energy drinks, gym supplements?", "school_activities", False),
+    ("Is he bringing feeds back up?", "vomiting", True),
+    ("Breast only?", "feeding", True),
+    ("Dyspareunia?", "sexual_history", True),
+    ("Anticoag - which agent, last dose?", "blood_thinners", True),
+    ("What happened with your fractures, how many and from what?", "injury", True),
 ])
 def test_questions_the_clinicians_marked_asked(question: str, key: str, asks: bool) -> None:
     assert (key in clinical.asked(question)) is asks, (question, sorted(clinical.asked(question)))
@@ -129,25 +142,6 @@ def test_an_emergency_list_on_a_routine_case_is_not_over_triage(advice: str, sen
 def test_an_emergency_sent_now_with_its_reason_after_a_colon_is_still_outright(advice: str) -> None:
     case = _case(final_diagnosis="Acute coronary syndrome", disposition="emergency")
     assert _met(case, [f"DIAGNOSIS: Acute coronary syndrome\n{advice}"], "Tells the patient to get emergency care now")
-
-
-@pytest.mark.parametrize(("question", "key", "asks"), [
-    # round twelve (data/natural/dev/*-r12.yaml), measured before any fix, then tuned on
-    ("Which ADLs are you having trouble with?", "self_care", True),
-    ("Trouble dressing?", "self_care", True),
-    ("Does the wound need a new dressing?", "self_care", False),
-    ("Is the defiance mostly toward adults, teachers, coaches?", "defiance", True),
-    ("Is it mainly when grown-ups ask him to do something?", "defiance", True),
-    ("Why do you think he avoids gym?", "school_activities", True),
-    ("Energy drinks, gym supplements?", "school_activities", False),
-    ("Is he bringing feeds back up?", "vomiting", True),
-    ("Breast only?", "feeding", True),
-    ("Dyspareunia?", "sexual_history", True),
-    ("Anticoag - which agent, last dose?", "blood_thinners", True),
-    ("What happened with your fractures, how many and from what?", "injury", True),
-])
-def test_round_twelve_questions_ask_what_a_clinician_means(question: str, key: str, asks: bool) -> None:
-    assert (key in clinical.asked(question)) is asks, (question, sorted(clinical.asked(question)))
 
 
 def test_haematemesis_asked_how_much_is_how_much_blood_was_vomited() -> None:

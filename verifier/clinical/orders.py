@@ -284,5 +284,4 @@ def case_tests(case: Case) -> list[str]:
               if (order := read_order(name)).tests or order.methods or order.sites]
     ordered = sorted(groups, key=lambda g: all(is_routine(lab) for lab in g[1]))
     # a test the clinicians' review left out (a blood count for molluscum) stays indicated, but is not asked for
-    return [name for name, _ in ordered][:MAX_CASE_TESTS] if not case.rubric_leaves_out else [
-        name for name, _ in ordered[:MAX_CASE_TESTS] if name not in case.rubric_leaves_out]
+    return [name for name, _ in ordered[:MAX_CASE_TESTS] if name not in case.rubric_leaves_out]
