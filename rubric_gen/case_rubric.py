@@ -169,7 +169,7 @@ _SAFETY_NET_RE = (
     rf"|\(\s*(?:go|come|head|return) (?:straight |back )?to {_NET_HELP_PLACE}\s*\)\s*:"
     rf"|\b(?:a&e|ed|er|911|999|000|112|rtc)\b{_IN_SENTENCE}{{0,15}}\bprn\b"
     # a condition, then an arrow to the help: "Worsening abdo pain, fever or PR bleeding -> present to ED"
-    rf"|{_IN_SENTENCE}{{3,160}}(?:\u2192|->)\s*{_IN_SENTENCE}{{0,30}}\b{_NET_HELP_PLACE}\b"
+    rf"|(?<=[\w)])\s*(?:\u2192|->)\s*{_IN_SENTENCE}{{0,30}}\b{_NET_HELP_PLACE}\b"
     # the American chart's "ER precautions discussed", "RTC/ER precautions reviewed", "Return/ED precautions given"
     r"|\b(?:return|rtc|er|ed|a&e|strict return)(?:\s*/\s*(?:er|ed|return|rtc))?\s+precautions\b"
     # "that's an A&E job", "that's 999, not us"; the condition asked first: "... drooling? Then it's straight to A&E"
