@@ -116,20 +116,30 @@ def _item(criterion: str, points: int, tags: list[str], check) -> RubricItem:  #
     return RubricItem(criterion=criterion, points=points, tags=tags, check=check)
 
 
-def test_score_consultation_counts_annotated_items_and_penalties() -> None:
-    items = [
+def _gout_diagnosis_and_history() -> list[RubricItem]:
+    return [
         _item("States the correct final diagnosis: Gout.", 10, ["cluster:diagnosis"],
               DiagnosisMatches(synonyms=["Gout"])),
         _item("Before giving a diagnosis, asks: Any injury?", 2, ["cluster:history"], AsksAbout(groups=[["injury"]])),
         _item("Before giving a diagnosis, asks: How much alcohol?", 2, ["cluster:history"],
               AsksAbout(groups=[["alcohol"]])),
+    ]
+
+
+def _graded(items: list[RubricItem], verdicts: list[bool | None], reward: float) -> VerifyResult:
+    return VerifyResult(domain="medical", reward=reward, criteria=[
+        CriterionResult(criterion=i.criterion, points=i.points, tags=i.tags, met=m) for i, m in zip(items, verdicts, strict=True)])
+
+
+def test_score_consultation_counts_annotated_items_and_penalties() -> None:
+    items = [
+        *_gout_diagnosis_and_history(),
         _item("Orders the appropriate test: Urate.", 3, ["cluster:tests"], OrderedTest(tests=["Urate"])),
         _item("Fires a barrage of questions.", -5, ["cluster:history"], QuestionBarrage()),
         _item("Explains clearly.", 2, ["cluster:communication"], None),
     ]
     verdicts = [True, True, False, None, True, True]  # the test item undecided; the barrage fires
-    result = VerifyResult(domain="medical", reward=0.5, criteria=[
-        CriterionResult(criterion=i.criterion, points=i.points, tags=i.tags, met=m) for i, m in zip(items, verdicts, strict=True)])
+    result = _graded(items, verdicts, 0.5)
     # "tests" is not annotated, so its item does not count; the undecided one would not either
     scored = score_consultation(items, result, ["diagnosis", "history"], case_id="c", register="terse",
                                 heldout=False, reference=1.0)
@@ -149,19 +159,14 @@ def test_score_consultation_counts_annotated_items_and_penalties() -> None:
 
 def test_a_clinicians_item_marks_decide_recall_credits_and_penalties() -> None:
     items = [
-        _item("States the correct final diagnosis: Gout.", 10, ["cluster:diagnosis"],
-              DiagnosisMatches(synonyms=["Gout"])),
-        _item("Before giving a diagnosis, asks: Any injury?", 2, ["cluster:history"], AsksAbout(groups=[["injury"]])),
-        _item("Before giving a diagnosis, asks: How much alcohol?", 2, ["cluster:history"],
-              AsksAbout(groups=[["alcohol"]])),
+        *_gout_diagnosis_and_history(),
         _item("Before giving a diagnosis, asks: Any fever?", 2, ["cluster:history"], AsksAbout(groups=[["fever"]])),
         _item("Orders the appropriate test: Urate.", 4, ["cluster:tests"], OrderedTest(tests=["Urate"])),
         _item("Fires a barrage of questions.", -5, ["cluster:history"], QuestionBarrage()),
         _item("Orders tests the presentation does not call for.", -4, ["cluster:tests"], OrderedTest(tests=["x"])),
     ]
     verdicts = [True, True, False, True, False, True, False]
-    result = VerifyResult(domain="medical", reward=0.7, criteria=[
-        CriterionResult(criterion=i.criterion, points=i.points, tags=i.tags, met=m) for i, m in zip(items, verdicts, strict=True)])
+    result = _graded(items, verdicts, 0.7)
     # The writer annotated only "diagnosis" and "history". The clinician: the alcohol question was asked (the
     # grader missed it), the fever one was not (the grader credited it), the urate test was ordered (no group
     # annotation, but the mark decides), the barrage is real, the unindicated tests happened and went unpenalised.
