@@ -63,6 +63,10 @@ def test_limb_ataxia_is_asked_by_clumsy_hands_not_by_arm_weakness() -> None:
     ("We'll escalate immediately for rising FiO2, apnea, or worsening gas.", True),
     ("Escalate for apnoea, rising O2 need, worsening gas.", True),
     ("We will escalate your care to the surgeons.", False),
+    # round twelve
+    ("Take him straight to A&E if a nosebleed hasn't stopped after twenty minutes.", True),
+    ("Urgent: chest pain, fainting, breathless at rest, soaking a pad an hour.", True),
+    ("Urgent: referral to cardiology.", False),
 ])
 def test_safety_netting_with_a_temperature_or_an_escalation(advice: str, net: bool) -> None:
     case = _case(final_diagnosis="Migraine")
@@ -168,16 +172,6 @@ def test_a_four_limb_blood_pressure_orders_the_differential() -> None:
 def test_a_diagnosis_explained_after_a_dash(stated: str, named: bool) -> None:
     case = _case(final_diagnosis="Impaired erythropoietin production")
     assert _met(case, [f"DIAGNOSIS: {stated}\nTransfusion and iron."], "States the correct final diagnosis") is named
-
-
-@pytest.mark.parametrize(("advice", "net"), [
-    ("Take him straight to A&E if a nosebleed hasn't stopped after twenty minutes.", True),
-    ("Urgent: chest pain, fainting, breathless at rest, soaking a pad an hour.", True),
-    ("Urgent: referral to cardiology.", False),
-])
-def test_round_twelve_safety_netting(advice: str, net: bool) -> None:
-    case = _case(final_diagnosis="Migraine")
-    assert _met(case, [f"DIAGNOSIS: Migraine\nTriptan as needed. {advice}"], _NET) is net
 
 
 def test_help_named_twice_before_its_condition_is_not_over_triage() -> None:
