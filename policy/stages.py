@@ -78,6 +78,28 @@ def run_stage(
 
 
 
+def check_placement(device: str, use_vllm: bool) -> None:
+    """Refuse, before any weight loads, what TRL would run elsewhere or fail on after minutes.
+
+    ``device="cuda"`` on a machine where torch sees no GPU (TRL would quietly train on the CPU), vLLM without a
+    GPU, vLLM not installed (TRL raises an ImportError once the model is loaded). A ``DeviceError`` or a
+    ``StageConfigError`` that says what to do.
+    """
+    import importlib.util
+
+    from policy.engine.device import resolve_device
+
+    resolved = resolve_device(device)  # "cuda" without a GPU: DeviceError naming torch's build
+    if not use_vllm:
+        return
+    if resolved.type != "cuda":
+        raise StageConfigError(f"use_vllm (--use-vllm or a stage's trainer.use_vllm) needs a GPU: --device {device} "
+                               f"resolves to the CPU here; use --device cuda on a GPU machine, or leave vLLM off")
+    if importlib.util.find_spec("vllm") is None:
+        raise StageConfigError("use_vllm: vLLM is not installed in this environment; install it on the GPU machine "
+                               "(`pip install vllm`, or the project's `gpu` extra) or leave --use-vllm off")
+
+
 def run_stages(
     stages: list[tuple[StageConfig, Path]],
     *,
@@ -94,6 +116,7 @@ def run_stages(
     unknown = sorted(set(overrides) - set().union(*(trainer_fields(c.stage) for c, _ in stages)))
     if stages and unknown:
         raise StageConfigError(f"unknown trainer field(s) {unknown} for stage(s) {[c.stage for c, _ in stages]}")
+    check_placement(device, any(overrides.get("use_vllm", c.trainer.get("use_vllm")) for c, _ in stages))
     results: list[StageResult] = []
     current = model
     for config, output_dir in stages:

@@ -18,10 +18,19 @@ def placement(device: str | None, dtype: str | None) -> dict[str, str | None]:
     from policy.engine.device import check_device, check_dtype
 
     try:
-        return {"device": check_device(device), "dtype": check_dtype(dtype)}
+        checked = {"device": check_device(device), "dtype": check_dtype(dtype)}
     except ValueError as exc:
         typer.echo(f"error: --{exc}", err=True)
         raise typer.Exit(2) from exc
+    if device and device.startswith("cuda"):  # a GPU asked for where there is none: say so before any case runs
+        from policy.engine.device import DeviceError, resolve_device
+
+        try:
+            resolve_device(device)
+        except DeviceError as exc:
+            typer.echo(f"error: --device {device}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+    return checked
 
 
 @model_app.command("prepare")

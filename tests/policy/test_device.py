@@ -91,3 +91,17 @@ async def test_generation_on_cuda_matches_the_cpu(embedded):
     reply = await half.complete(_msgs(PROMPTS[1]), max_tokens=8)
     assert reply.tokens and all(0 <= t < vocab for t in reply.tokens)
     await asyncio.gather(cuda.aclose(), half.aclose(), cpu.aclose())
+
+
+def test_a_command_asked_for_a_gpu_that_is_not_there_stops_before_any_case(tmp_path, monkeypatch) -> None:
+    """Not a warning per case and exit 0: one error naming the option, exit 2, no run folder."""
+    from typer.testing import CliRunner
+
+    from serving.cli import app
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    result = CliRunner().invoke(app, ["eval", "consult", "--device", "cuda", "--limit", "2",
+                                      "--runs-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 2, result.output
+    assert "error: --device cuda: torch sees no CUDA device" in result.stderr
+    assert not (tmp_path / "runs").exists()

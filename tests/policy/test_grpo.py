@@ -97,6 +97,44 @@ def test_vllm_settings_reach_trl_from_the_yaml_and_the_command_line(tmp_path, mo
     assert seen["overrides"] == {"use_vllm": True, "vllm_mode": "colocate", "use_cpu": False}
 
 
+def test_a_gpu_or_vllm_that_is_not_there_is_refused_before_any_weight_loads(tmp_path, monkeypatch) -> None:
+    """TRL would train on the CPU when told cuda on a machine without one, and raise an ImportError for a missing
+    vLLM only after loading the model: the command says so first, exit 2, no traceback."""
+    import importlib.util
+
+    import torch
+    from typer.testing import CliRunner
+
+    from policy.engine.device import DeviceError
+    from policy.stages import check_placement
+    from serving.cli import app
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(DeviceError, match="torch sees no CUDA device"):
+        check_placement("cuda", use_vllm=False)
+    with pytest.raises(StageConfigError, match="needs a GPU: --device auto resolves to the CPU"):
+        check_placement("auto", use_vllm=True)
+    check_placement("auto", use_vllm=False)
+    result = CliRunner().invoke(app, ["train", "--stage", "rule", "--device", "cuda", "--max-steps", "1",
+                                      "--output-dir", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "error: torch sees no CUDA device" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert not (tmp_path / "r").exists()
+    config = tmp_path / "rule.yaml"
+    config.write_text("stage: rule\ntrainer:\n  use_vllm: true\n")  # vLLM asked for by the YAML alone
+    result = CliRunner().invoke(app, ["train", "--stage", "rule", "--config", str(config), "--output-dir",
+                                      str(tmp_path / "v")])
+    assert result.exit_code == 2 and "needs a GPU" in result.output, result.output
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real_find_spec(name, *a))
+    with pytest.raises(StageConfigError, match="vLLM is not installed in this environment"):
+        check_placement("cuda", use_vllm=True)
+    check_placement("cuda", use_vllm=False)
+
+
 def test_bad_yaml_names_file_line_and_field(tmp_path) -> None:
     path = tmp_path / "stage.yaml"
     path.write_text("stage: rule\nlength_penalty:\n  quantile: 80\n  weight: -1\n")
