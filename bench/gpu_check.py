@@ -106,10 +106,13 @@ def _serve_check(model: str, out: Path, work: Path, results: dict) -> None:
             except OSError:
                 time.sleep(0.5)
         entry["ready_s"] = round(time.perf_counter() - started, 1)
-        body = json.dumps({"model": "medverifier", "max_tokens": 48,
+        auth = {"Authorization": f"Bearer {key}"}
+        with urllib.request.urlopen(urllib.request.Request(f"{base}/v1/models", headers=auth), timeout=30) as reply:
+            served = json.loads(reply.read())["data"][0]["id"]
+        body = json.dumps({"model": served, "max_tokens": 48,
                            "messages": [{"role": "user", "content": "I have had a cough for three days."}]})
         request = urllib.request.Request(f"{base}/v1/chat/completions", data=body.encode(), method="POST",
-                                         headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+                                         headers={**auth, "Content-Type": "application/json"})
         asked = time.perf_counter()
         with urllib.request.urlopen(request, timeout=120) as reply:
             answer = json.loads(reply.read())
@@ -118,11 +121,12 @@ def _serve_check(model: str, out: Path, work: Path, results: dict) -> None:
     except Exception as exc:  # noqa: BLE001 - reported in the JSON line, the check goes on
         entry["error"] = f"{type(exc).__name__}: {exc}"[:300]
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
         log.close()
     results["serve_cuda"] = entry
     _save(out, results)
@@ -132,6 +136,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("runs/gpu_check"), help="folder for the logs")
     parser.add_argument("--work", type=Path, default=None, help="folder for runs and checkpoints (default: a temp one)")
+    parser.add_argument("--only", default="test,eval,rule,multiturn,serve,vllm",
+                        help="steps to run (a multi-turn run already in --work is served as it is)")
     parser.add_argument("--limit", type=float, default=300, help="seconds each step may take")
     parser.add_argument("--consultations", type=int, default=16, help="eval consult's case sample")
     parser.add_argument("--steps", type=int, default=3, help="GRPO steps per stage")
@@ -146,16 +152,18 @@ def main() -> None:
                      "cuda": torch.cuda.is_available(),
                      "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
     py = sys.executable
-    _step("test_device", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/policy/test_device.py"],
-          out, limit, results)
+    only = set(args.only.split(","))
+    if "test" in only:
+        _step("test_device", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/policy/test_device.py"],
+              out, limit, results)
     consult = [*_cli(), "eval", "consult", "--device", "cuda", "--grading", "rule", "--seed", "0",
                "--runs-dir", str(work / "eval")]
     started = time.perf_counter()
-    done = _step("eval_cuda", [*consult, "--limit", str(args.consultations), "--run-name", "embedded"], out, limit, results)
-    if done is not None and done.returncode == 0:
+    done = "eval" in only and _step("eval_cuda", [*consult, "--limit", str(args.consultations), "--run-name", "embedded"], out, limit, results)
+    if done and done.returncode == 0:
         results["eval_cuda"]["consultations_per_min"] = round(
             args.consultations / ((time.perf_counter() - started) / 60), 2)
-    for stage in ("rule", "multiturn"):
+    for stage in [stage for stage in ("rule", "multiturn") if stage in only]:
         run = work / f"train_{stage}"
         shutil.rmtree(run, ignore_errors=True)
         argv = [*_cli(), "train", "--stage", stage, "--device", "cuda", "--max-steps", str(args.steps),
@@ -163,15 +171,16 @@ def main() -> None:
         done = _step(f"train_{stage}_cuda", argv, out, limit, results)
         if done is not None and done.returncode == 0:
             results[f"train_{stage}_cuda"].update(_step_times(run))
+            _save(out, results)
     final = work / "train_multiturn" / "final"
-    if final.is_dir():
+    if final.is_dir() and "serve" in only:
         _serve_check(str(final), out, work, results)
         _step("eval_trained_cuda", [*consult, "--model", str(final), "--limit", "4", "--run-name", "trained"],
               out, limit, results)
     vllm = [*_cli(), "train", "--stage", "rule", "--device", "cuda", "--use-vllm", "--vllm-mode", "colocate",
             "--max-steps", "1", "--output-dir", str(work / "train_vllm")]
-    done = _step("train_vllm", vllm, out, limit, results)
-    if done is not None:
+    done = "vllm" in only and _step("train_vllm", vllm, out, limit, results)
+    if done:
         results["train_vllm"]["says"] = (done.stderr or done.stdout).strip().splitlines()[-1:] if done.returncode else []
     _save(out, results)
     print(json.dumps(results))
