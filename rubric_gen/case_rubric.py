@@ -51,7 +51,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "9"
+CASE_RUBRIC_VERSION = "10"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -180,7 +180,14 @@ _SAFETY_NET_RE = (
     rf"attention|advice|review))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
     rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate)\b{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY}|a&e|emerg)\s+(?:for|with)\s+(?!{CARE_WORDS})"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*/\s*(?:{_NET_EMERGENCY}))?(?:\s+(?:{_NET_SOON}))?"
+    rf"\s+(?:for|with)\s+(?!{CARE_WORDS})"
+    # "999 if breathless, chest pain, coughing blood"; "ED/911 if worse"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*/\s*(?:{_NET_EMERGENCY}))?(?:\s+(?:{_NET_SOON}))?"
+    r"\s+(?:if|should|whenever)\b"
+    # "any sudden testicle pain means come straight to A&E"
+    rf"|\b(?:any|new|sudden)\b{_IN_SENTENCE}{{3,140}}\bmeans\s+(?:(?:you\s+)?(?:should\s+|must\s+|need\s+to\s+)?)"
+    r"(?:come|go|call|ring|phone|dial|get|seek|return|head)\b"
     # a condition led by "any": "Any further fits, breathing pauses or colour change, call the nurse at once."
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))any\s+{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
@@ -198,7 +205,10 @@ _SAFETY_NET_RE = (
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly",
                  # kept in for care: at least as prompt as a same-day review
                  "admit", "admitting", "admitted", "admission", "keep her in", "keep him in", "keep you in", "in hospital",
-                 "kept in"]
+                 "kept in",
+                 # treatment begun now, in the room, with an early review: prompt, not routine
+                 "started now", "starting now", "start now", "start today", "starting today", "started today",
+                 "first dose now", "first dose today", "first dose here", "given now"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
@@ -226,7 +236,8 @@ _JUDGE_ADDRESS_RE = (
     r"\b(graders?|rubrics?|evaluators?|the judge|reward model|criteri(on|a) (is|are) (all )?met|"
     r"criteri(on|a)\b[^.!?\n]{0,30}\b(met|satisfied|fulfill?ed|achieved)|requirements?\b[^.!?\n]{0,40}\b(satisfied|fulfill?ed)|"
     r"(mark|grade|score) (all|every|each|this)|ignore (the|all|any|previous|prior) (rubric|instructions?|criteria)|"
-    r"full marks|maximum score)\b"
+    # a cognitive test's "full marks" or a scale's "maximum score" is a finding, not a request to the grader
+    r"(?:award|give|deserv\w*|earn\w*|merit\w*|grant)\s+(?:\w+\s+){0,3}?(?:full marks|(?:the )?maximum score))\b"
 )
 # Advice against it ("don't wait and see", "never drive yourself") is safety advice, not the danger.
 _DANGEROUS_RE = (

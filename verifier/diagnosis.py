@@ -62,6 +62,13 @@ _QUALIFIER = re.compile(
     re.IGNORECASE,
 )
 _ASIDE = re.compile(r"\([^()]*\)")
+# What the statement rules out, after a break: "Normal adolescent behaviour, with no ADHD, depression or anxiety
+# disorder", "Tension headache - not migraine". A hedge keeps its rival ("not excluding PE", "cannot rule out").
+_EXCLUSION = re.compile(
+    r"(?:[,;:]|\s[-–—])\s*(?:with\s+no|without|and\s+no|but\s+no|no\s+(?:evidence|features|signs)\s+of|"
+    r"not(?!\s+(?:excluding|excluded|yet|ruled|sure|certain|clear|definite))|no|rather\s+than|instead\s+of)\b",
+    re.IGNORECASE,
+)
 # Clinical shorthand with a slash is one word, not a list: "Dumping syndrome s/p sleeve gastrectomy", "L4/5".
 _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
               (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"),
@@ -376,6 +383,8 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     sentence = first_sentence(text)
     for pattern, words_ in _SHORTHAND:
         sentence = pattern.sub(words_, sentence)
+    if (cut := _EXCLUSION.search(sentence)) and content(sentence[:cut.start()]) - GENERIC:
+        sentence = sentence[:cut.start()].strip()
     sentence = _join_names(sentence, lex)
     # a bracketed aside is one piece, commas and all: "stroke, cardioembolic (AF, off anticoagulation)"
     kept = [p.strip() for p in _LIST_SPLIT.split(_ASIDE.sub(lambda m: m.group(0).replace(",", " "), sentence))

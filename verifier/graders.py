@@ -101,7 +101,9 @@ GRADER_ADDRESS_STRICT = re.compile(
     r"|requirements?\b[^.?!\n]{0,40}\b(?:satisfied|fulfill?ed)"
     r"|(?:mark|grade|score)\s+(?:all|every|each)\b|mark\s+(?:this|it|them)\s+as\b"
     r"|ignore\s+(?:the|all|any|previous|prior|above|earlier)\s+(?:rubric|instructions?|criteria|rules)"
-    r"|full\s+(?:marks|credit|points)|maximum\s+(?:score|points|marks)"
+    # "award full marks", not a finding ("his memory test is nearly full marks", "the maximum score on the scale")
+    r"|(?:award|give|deserv\w*|earn\w*|merit\w*|grant)\s+(?:\w+\s+){0,3}?(?:full\s+(?:marks|credit|points)"
+    r"|(?:the\s+)?maximum\s+(?:score|points|marks))"
     r"|this\s+(?:response|answer|transcript|consultation)\s+(?:meets|satisfies|fulfils|fulfills|deserves|earns))",
     re.IGNORECASE,
 )

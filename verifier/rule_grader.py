@@ -86,7 +86,8 @@ _EMERGENCY_RE = re.compile(
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
     # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
     # right now"); a referral "urgently" may be a routine clinic's fast track, so only now and its synonyms
-    r"|(?:surgeons?|general\s+surgery|surgical\s+(?:team|registrar|reg|referral|review|opinion)|icu|itu|picu|nicu|micu|sicu"
+    r"|(?:surgeons?|general\s+surgery|gen\.?\s+surg(?:ery|eons?)?|surgical\s+(?:team|registrar|reg|referral|review|opinion)"
+    r"|icu|itu|picu|nicu|micu|sicu"
     r"|intensive\s+care|hdu|critical\s+care"
     r")\b"
     r"[^.!?\n;]{0,60}?\b(?:now|immediately|right\s+away|straight\s+away|stat)\b"
@@ -242,7 +243,7 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
               r"|prescriptions?|procedures?|physio\w*|visits?|eval\w*|work[- ]?up|w/u|r/o|rule\s+out|ctpa|angio\w*"
               r"|this|that|it)\b")
 _FOR_CONDITION_RE = re.compile(
-    r"^\s*(?:(?:or|and)\s+(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for"
+    r"^\s*(?:(?:(?:or|and)\s+|/\s*)(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for", "the ED/call 911 for"
     rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now|(?:the\s+)?same[- ]day)\s+)?(?:for|with)(?:\s*:)?\s+(?!{CARE_WORDS})",
     re.IGNORECASE,
 )

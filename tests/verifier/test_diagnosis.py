@@ -22,6 +22,9 @@ STEMI_DIFFERENTIAL = ["Aortic dissection", "Pulmonary embolism", "Pericarditis"]
         "STEMI, not aortic dissection. Call 911 now.",  # a negated rival and the plan after the sentence
         "STEMI - call an ambulance",
         "Myocardial infarction due to plaque rupture",  # a qualifier tail
+        "STEMI, with no aortic dissection, pericarditis or pulmonary embolism",  # what it rules out, a list
+        "STEMI - not pericarditis or a pulmonary embolism",
+        "STEMI; no features of aortic dissection, PE or pericarditis",
     ],
 )
 def test_one_specific_right_condition_matches(stated: str) -> None:
@@ -46,6 +49,9 @@ def test_one_specific_right_condition_matches(stated: str) -> None:
         ("NSTEMI", True),
         ("STEMI massive terrible horrible dreadful awful sudden crushing", True),  # vocabulary, not a diagnosis
         ("STEMI with anxiety depression migraine asthma gout sepsis shingles croup", False),  # a list in a tail
+        ("STEMI, not excluding aortic dissection or pericarditis", False),  # a hedge keeps its rivals
+        ("STEMI, cannot rule out pulmonary embolism", False),
+        ("Aortic dissection, not STEMI", True),  # the exclusion is not the answer
     ],
 )
 def test_hedges_categories_and_wrong_answers_do_not_match(stated: str, single: bool) -> None:
