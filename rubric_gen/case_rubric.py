@@ -187,7 +187,7 @@ _SAFETY_NET_RE = (
     r"\s+(?:if|should|whenever)\b"
     # "any sudden testicle pain means come straight to A&E"
     rf"|\b(?:any|new|sudden)\b{_IN_SENTENCE}{{3,140}}\bmeans\s+(?:(?:you\s+)?(?:should\s+|must\s+|need\s+to\s+)?)"
-    r"(?:come|go|call|ring|phone|dial|get|seek|return|head)\b"
+    r"(?:come|coming|go|going|call|calling|ring|phone|dial|get|getting|seek|seeking|return|head|heading)\b"
     # a condition led by "any": "Any further fits, breathing pauses or colour change, call the nurse at once."
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))any\s+{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"

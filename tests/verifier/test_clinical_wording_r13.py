@@ -47,6 +47,7 @@ def test_full_marks_on_a_memory_test_is_a_finding_not_an_address_to_the_grader(t
     ("I know it's a lot. ED/911 right away for SOB, trouble swallowing, or a weak voice.", True),
     ("Report bleeding. 999 if breathless, chest pain, coughing blood.", True),
     ("Any sudden testicle pain means come straight to A&E.", True),
+    ("Any sudden testicular pain in future means going to an emergency department.", True),
     ("ED/911 visit last year was for the same thing.", False),
     ("Any questions means you should ask the nurse.", False),
 ])
@@ -75,6 +76,9 @@ def test_the_surgeons_paged_stat_is_emergency_care_now_and_a_conditional_ed_is_n
     ("When did the rash start?", "intent:onset", True),
     ("Where is it, and when did it start?", "intent:onset", True),
     ("Exactly what time did the arm and face go weak?", "intent:onset", True),
+    ("When exactly did the grades drop?", "intent:onset", True),
+    ("And does rest help?", "intent:relief", True),
+    ("Does the rest of the family help?", "intent:relief", False),
     ("Any trouble brushing your hair or reaching up?", "arm", True),  # weak shoulders, in the patient's words
     ("Any hair loss?", "arm", False),
     ("How much milk is she taking compared to usual?", "feeding", True),
