@@ -105,3 +105,17 @@ def test_treatment_started_now_is_prompt_care() -> None:
     item = "Plans prompt (same-day) assessment"
     assert _met(case, ["DIAGNOSIS: Cellulitis\nCephalexin started now, 5 days. F/u 48 h."], item)
     assert not _met(case, ["DIAGNOSIS: Cellulitis\nCephalexin, 5 days. F/u 2 weeks."], item)
+
+
+@pytest.mark.parametrize(("symptom", "question", "asks"), [
+    # a concept stands for itself, not for its body system
+    ("Social withdrawal", "Has he become withdrawn, keeping to himself?", True),
+    ("Social withdrawal", "Thoughts inserted or broadcast?", False),  # the mind, not his social life
+    ("Reduced facial expressions", "Has your face become less expressive?", True),
+    ("Psychotic symptoms", "Have you ever heard voices or seen things?", True),
+])
+def test_a_symptom_is_asked_by_its_own_concept_not_by_its_body_system(symptom: str, question: str,
+                                                                      asks: bool) -> None:
+    case = _case(final_diagnosis="Schizophrenia", source="agentclinic", secondary_symptoms=[symptom])
+    item = f"Before giving a diagnosis, asks about {symptom.lower()}"
+    assert _met(case, [question, "DIAGNOSIS: Schizophrenia\nPsychiatry referral."], item) is asks

@@ -86,7 +86,11 @@ def term_keys(term: str) -> frozenset[str]:
         return frozenset({term})
     # a generic concept inside the term ("pain" in "pain_control") never stands for it
     read = frozenset(k for k in terms(term) if k == term or not is_generic(k)) or frozenset({term.lower()})
-    return read | {term} if term in _layer().names else read
+    if term in _layer().names:
+        # a concept stands for itself, not for its body system: "social withdrawal" is not asked by any question
+        # about the mind ("thoughts inserted?"), "reduced facial expressions" not by "tremor?"
+        return frozenset(k for k in read if not k.startswith(SITE)) | {term}
+    return read
 
 
 def is_generic(key: str) -> bool:
