@@ -100,7 +100,8 @@ class ScriptedDoctorClient:
 
 
 def _sites(text: str) -> frozenset[str]:
-    return frozenset(key for term in clinical.terms(text) for key in clinical.term_keys(term)
+    """The body parts and specimens ``text`` speaks of, its concepts' too ("I pee" speaks of the urine)."""
+    return frozenset(key for term in clinical.terms(text) for key in clinical.terms(term)
                      if key.startswith(clinical.SITE))
 
 
