@@ -32,7 +32,7 @@ class MedGRPOConfig(GRPOConfig):
     save_total_limit: int | None = field(default=2, metadata={"help": "Checkpoints kept."})
     # The multi-turn rollout decodes with a KV cache on trainer.model; checkpointing would disable it.
     gradient_checkpointing: bool = field(default=False, metadata={"help": "Gradient checkpointing."})
-    bf16: bool | None = field(default=False, metadata={"help": "bfloat16 autocast (on a CPU with AVX512-BF16 or AMX, a multi-turn GRPO step's forward/backward took 29-32 s against 42-43 s in float32, and 57-59 s against 81-82 s under load; multiturn.yaml turns it on)."})
+    bf16: bool | None = field(default=False, metadata={"help": "bfloat16 autocast (on a CPU with AVX512-BF16 or AMX, a multi-turn GRPO step's forward/backward took 29-32 s against 42-43 s in float32, and 57-59 s against 81-82 s under load; see multiturn.yaml on why it is off)."})
     report_to: Any = field(default="none", metadata={"help": "Integrations to report to."})
     use_cpu: bool = field(default=True, metadata={"help": "Train on CPU (use --device to change)."})
 
@@ -50,7 +50,7 @@ class MedSFTConfig(SFTConfig):
     save_steps: float = field(default=50, metadata={"help": "Checkpoint every N steps."})
     save_total_limit: int | None = field(default=2, metadata={"help": "Checkpoints kept."})
     gradient_checkpointing: bool = field(default=False, metadata={"help": "Gradient checkpointing."})
-    bf16: bool | None = field(default=False, metadata={"help": "bfloat16 autocast (on a CPU with AVX512-BF16 or AMX, a multi-turn GRPO step's forward/backward took 29-32 s against 42-43 s in float32, and 57-59 s against 81-82 s under load; multiturn.yaml turns it on)."})
+    bf16: bool | None = field(default=False, metadata={"help": "bfloat16 autocast (on a CPU with AVX512-BF16 or AMX, a multi-turn GRPO step's forward/backward took 29-32 s against 42-43 s in float32, and 57-59 s against 81-82 s under load; see multiturn.yaml on why it is off)."})
     report_to: Any = field(default="none", metadata={"help": "Integrations to report to."})
     use_cpu: bool = field(default=True, metadata={"help": "Train on CPU (use --device to change)."})
 
