@@ -88,7 +88,7 @@ def term_keys(term: str) -> frozenset[str]:
     read = frozenset(k for k in terms(term) if k == term or not is_generic(k)) or frozenset({term.lower()})
     if term in _layer().names:
         # a concept stands for itself, not for its body system: "social withdrawal" is not asked by any question
-        # about the mind ("thoughts inserted?"), "reduced facial expressions" not by "tremor?"
+        # about the mind ("thoughts inserted?")
         return frozenset(k for k in read if not k.startswith(SITE)) | {term}
     return read
 
