@@ -13,7 +13,10 @@ arithmetic, so the local client packs passes of 2 to 256 token rows (``policy.en
 the block runs (the local engine's passes, and TRL's generation in ``policy.grpo``); the
 packed weights are kept once per model, however many clients share it. The packed path is taken
 only without autograd (a training forward falls back to the plain layer) and repacks a weight
-whenever it changed (a GRPO step updates weights in place, which bumps their version). Packed copies
+whenever it changed: when its version moved (an in-place update) or any optimizer stepped since it was
+packed. The second is needed: the fused and foreach optimizers (``adamw_torch_fused`` is the Trainer's
+default) update weights without bumping their version, and GRPO's rollouts then sampled from the
+weights packed at its first step while it trained the others. Packed copies
 take as much memory again as the linear weights, so by default packing is used only for models whose
 linear weights fit in ``AUTO_MAX_BYTES``.
 """
@@ -28,6 +31,7 @@ import weakref
 from collections.abc import Iterator
 
 import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +54,17 @@ def packing_supported(model: torch.nn.Module) -> bool:
     )
 
 
+_optimizer_steps = 0  # optimizer steps taken in this process (any optimizer): a packed weight older than one is stale
+
+
+def _count_optimizer_step(_optimizer: torch.optim.Optimizer, _args: object, _kwargs: object) -> None:
+    global _optimizer_steps
+    _optimizer_steps += 1
+
+
+register_optimizer_step_post_hook(_count_optimizer_step)
+
+
 class _Packed:
     """One linear layer's packed weight, with the version of the weight it was packed from."""
 
@@ -57,10 +72,10 @@ class _Packed:
 
     def __init__(self) -> None:
         self.tensor: torch.Tensor | None = None
-        self.key: tuple[int, int] | None = None
+        self.key: tuple[int, int, int] | None = None
 
     def get(self, weight: torch.Tensor) -> torch.Tensor:
-        key = (weight.data_ptr(), weight._version)
+        key = (weight.data_ptr(), weight._version, _optimizer_steps)
         if key != self.key:
             self.tensor = torch.ops.mkldnn._reorder_linear_weight(weight.detach(), None)
             self.key = key

@@ -49,6 +49,29 @@ def test_a_weight_updated_in_place_is_packed_again() -> None:
     torch.testing.assert_close(after, expected, rtol=1e-5, atol=1e-5)
 
 
+def test_weights_a_fused_optimizer_updates_are_packed_again() -> None:
+    # The Trainer's default optimizer (adamw_torch_fused) updates weights without bumping their version;
+    # before this was caught, every GRPO rollout sampled from the weights packed at its first step.
+    from transformers import TrainingArguments
+    from transformers.trainer import Trainer
+
+    args = TrainingArguments(output_dir="unused", learning_rate=0.05, report_to=[])
+    optimizer_cls, optimizer_kwargs = Trainer.get_optimizer_cls_and_kwargs(args)
+    model, x = _mlp(), torch.randn(4, 16)
+    packed = PackedLinears(model)
+    optimizer = optimizer_cls(model.parameters(), **optimizer_kwargs)
+    with torch.no_grad(), packed.active():
+        before = model(x)
+    model(x).square().sum().backward()
+    optimizer.step()
+    with torch.no_grad():
+        with packed.active():
+            after = model(x)
+        expected = model(x)
+    assert not torch.allclose(before, expected)
+    torch.testing.assert_close(after, expected, rtol=1e-5, atol=1e-5)
+
+
 def test_training_forwards_inside_the_block_keep_autograd() -> None:
     model, x = _mlp(), torch.randn(4, 16)
     with PackedLinears(model).active():
