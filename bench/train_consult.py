@@ -5,7 +5,9 @@ the consultation eval (``evaluation.consult_eval``: the one consultation loop, t
 diagnosis matcher; the embedded model plays the patient for all three) on cases never trained on:
 ``../shared/data/agentclinic_medqa.jsonl`` (all of it, or ``--agentclinic N`` sampled with a fixed seed)
 and a held-out split of the project's cases (every ``--heldout-every``-th by id; the rest train both
-stages). Figures per model and case set, each with a bootstrap 95% interval over consultations:
+stages, and GRPO also trains on every AgentClinic case outside the evaluated sample: on the project's 34
+training cases alone it learned their diagnoses by heart, its training reward rising while the held-out
+score fell; ``--no-grpo-agentclinic`` trains it that way again). Figures per model and case set, each with a bootstrap 95% interval over consultations:
 rubric score, diagnostic accuracy, void-turn share, the share ending in a stated diagnosis, questions
 asked, tests ordered, termination reasons; paired differences (same cases, same persona seeds) between
 the models; the multi-turn stage's own per-step reward, void-turn share and share of groups with zero
@@ -103,6 +105,19 @@ def evaluate(label: str, model: str, cases_set: str, case_ids: list[str] | None,
     asyncio.run(release_clients())  # one model after another: four models' weights and caches would not fit
     with ResultsStore.for_run(evaluation.run_dir) as store:
         return sorted(store.results(), key=lambda r: r.example_id)
+
+
+def agentclinic_sample(limit: int | None, runs: Path) -> list[str]:
+    """The AgentClinic case ids ``evaluate`` draws (the same fixed-seed sample): never trained on."""
+    from evaluation.consult_eval import ConsultEval
+    from evaluation.records import ConsultParams
+    from policy.clients import ClientSpec
+    from policy.graders import GraderSpec
+
+    params = ConsultParams(cases_path=str(AGENTCLINIC), cases_format="agentclinic")
+    evaluation = ConsultEval.create(policy=ClientSpec(), grader=GraderSpec(kind="rule"), params=params, limit=limit,
+                                    runs_dir=runs, run_name="sample")
+    return sorted({example.case.id for example in evaluation.examples()})
 
 
 def axes(result) -> dict[str, float]:  # noqa: ANN001
@@ -217,6 +232,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="keep the run here (default: a temporary folder)")
     parser.add_argument("--reuse", action="store_true",
                         help="with --out: reuse the stages and evaluations an earlier run left there")
+    parser.add_argument("--no-grpo-agentclinic", dest="grpo_agentclinic", action="store_false",
+                        help="GRPO on the project's training cases only (default: also on every AgentClinic case "
+                             "outside the evaluated sample, so that it cannot learn its few cases' diagnoses by heart)")
     parser.add_argument("--arpo", action="store_true",
                         help="also train the GRPO stage with ARPO branching at plain GRPO's generated-token budget")
     args = parser.parse_args()
@@ -228,8 +246,8 @@ def main() -> None:
     steps = args.grpo_steps if args.grpo_steps is not None else (1 if quick else 30)
     epochs = args.sft_epochs if args.sft_epochs is not None else 1.0
 
-    from patient_sim.cases import project_cases
-    from policy.stage_config import StageConfig, default_config_path, load_stage_config
+    from patient_sim.cases import import_agentclinic, project_cases
+    from policy.stage_config import CaseSource, StageConfig, default_config_path, load_stage_config
     from policy.stages import run_stage
 
     if not AGENTCLINIC.is_file():
@@ -267,7 +285,14 @@ def main() -> None:
         models = {"base": "embedded", "sft": sft_final}
         if steps:
             multi = load_stage_config(default_config_path("multiturn"))
-            multi = multi.model_copy(update={"data": multi.data.model_copy(update={"cases": train})})
+            grpo_data: dict[str, object] = {"cases": train}
+            if args.grpo_agentclinic:
+                evaluated = set(agentclinic_sample(n_agentclinic, out / "runs"))
+                extra = [c.id for c in import_agentclinic(AGENTCLINIC) if c.id not in evaluated]
+                grpo_data = {"cases": [*train, *extra],
+                             "case_sources": [CaseSource(path=str(AGENTCLINIC), format="agentclinic")]}
+            figures["grpo_train_cases"] = len(grpo_data["cases"])
+            multi = multi.model_copy(update={"data": multi.data.model_copy(update=grpo_data)})
             figures["grpo"], models["sft_grpo"] = grpo_arm(multi, out / "multiturn", sft_final, steps, args.reuse)
             if args.arpo:  # the same stage with ARPO branching, until it has generated what plain GRPO did
                 budget = figures["grpo"]["generated_tokens"]

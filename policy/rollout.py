@@ -92,6 +92,9 @@ class EpisodeSpec:
     persona_seed: int
 
 
+_OPENING_ATTEMPTS = 20  # personas tried for a case whose opening another case already has
+
+
 @dataclass
 class Trajectory:
     prompt_ids: list[int]
@@ -126,16 +129,22 @@ class MultiTurnRollout:
 
     # ------------------------------------------------------------------ dataset
     def dataset_rows(self, *, seed: int = 0) -> list[dict[str, Any]]:
-        """One row per (case, persona): the doctor's system prompt and the patient's opening."""
+        """One row per (case, persona): the doctor's system prompt and the patient's opening.
+
+        The opening is how a rollout knows its case, so a case whose opening would be another case's word
+        for word ("I've been having fatigue.", two AgentClinic cases) is opened by its next persona."""
         rows = []
         for case in self.cases:
             for k in range(self.config.episodes_per_case):
-                spec = EpisodeSpec(case, persona_seed=seed * 1000 + k)
-                env = self._make_env(spec, env_seed=0)
-                prompt = [m.model_dump() for m in self._prompt_messages(env)]
-                key = _key(prompt)
-                if key in self._specs and self._specs[key].case.id != case.id:
-                    raise ValueError(f"cases {case.id!r} and {self._specs[key].case.id!r} open identically")
+                for attempt in range(_OPENING_ATTEMPTS):
+                    spec = EpisodeSpec(case, persona_seed=seed * 1000 + k + 100 * attempt)
+                    prompt = [m.model_dump() for m in self._prompt_messages(self._make_env(spec, env_seed=0))]
+                    key = _key(prompt)
+                    if key not in self._specs or self._specs[key].case.id == case.id:
+                        break
+                else:
+                    raise ValueError(f"cases {case.id!r} and {self._specs[key].case.id!r} open identically "
+                                     f"with {_OPENING_ATTEMPTS} personas")
                 self._specs[key] = spec
                 rows.append({"prompt": prompt, "case_id": case.id})
         return rows

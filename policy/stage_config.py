@@ -65,13 +65,24 @@ def trainer_values(
     return values
 
 
+class CaseSource(BaseModel):
+    """More cases for the ``sft`` and ``multiturn`` stages, beside the project's: a case file or folder
+    (``format: project``, as ``data/cases``) or AgentClinic's OSCE JSONL (``format: agentclinic``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str  # relative paths: to the working directory ("data/..." means the data folder)
+    format: Literal["project", "agentclinic"] = "project"
+
+
 class StageData(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     train: list[str] = Field(default_factory=list, description="files (JSONL) or folders, relative to the repo")
     heldout: list[str] = Field(default_factory=list)
     case_prompts: bool = True  # rubric stage: add single-turn prompts derived from the project's cases
-    cases: list[str] = Field(default_factory=list)  # sft, multiturn: case ids (empty = all project cases)
+    cases: list[str] = Field(default_factory=list)  # sft, multiturn: case ids (empty = every case)
+    case_sources: list[CaseSource] = Field(default_factory=list)  # sft, multiturn: cases beside the project's
     max_items: int | None = Field(None, ge=1)
 
 
@@ -286,9 +297,20 @@ def data_file(path: str) -> Path:
 
 
 def stage_cases(config: StageConfig) -> list[Any]:
-    from patient_sim.cases import project_cases
+    """The stage's cases: the project's and ``data.case_sources``', all of them or those ``data.cases`` names."""
+    from patient_sim.cases import CaseFormatError, import_agentclinic, load_cases, project_cases
 
     cases = project_cases()
+    for source in config.data.case_sources:
+        path = data_file(source.path)
+        try:
+            more = import_agentclinic(path) if source.format == "agentclinic" else load_cases(path)
+        except CaseFormatError as exc:
+            raise StageConfigError(f"data.case_sources: {exc}") from exc
+        clash = sorted({c.id for c in cases} & {c.id for c in more})
+        if clash:
+            raise StageConfigError(f"data.case_sources: {source.path}: case id(s) {clash[:5]} already taken")
+        cases = [*cases, *more]
     if config.data.cases:
         known = {c.id: c for c in cases}
         missing = [c for c in config.data.cases if c not in known]

@@ -17,6 +17,8 @@ from policy.stage_config import (
     ReturnFreedMemory,
     StageConfig,
     StageConfigError,
+    StageData,
+    default_config_path,
     load_stage_config,
     resident_gb,
 )
@@ -348,3 +350,24 @@ def test_the_patient_block_picks_the_frozen_patients_precision(tmp_path, monkeyp
 
 def repo_stage(stage: str) -> Path:
     return Path(__file__).resolve().parents[2] / "data" / "train" / f"{stage}.yaml"
+
+
+def test_a_stage_trains_on_the_cases_of_its_case_sources(agentclinic_path, tmp_path) -> None:
+    from policy.stage_config import stage_cases
+
+    base = load_stage_config(default_config_path("multiturn"))
+    source = {"path": str(agentclinic_path), "format": "agentclinic"}
+    every = stage_cases(base.model_copy(update={"data": StageData(case_sources=[source])}))
+    ids = [c.id for c in every]
+    assert "acute-appendicitis" in ids and "agentclinic-0001" in ids and len(ids) == len(set(ids))
+    chosen = stage_cases(base.model_copy(update={"data": StageData(
+        cases=["agentclinic-0058", "acute-appendicitis"], case_sources=[source])}))
+    assert [c.id for c in chosen] == ["agentclinic-0058", "acute-appendicitis"]
+    assert chosen[0].final_diagnosis and chosen[0].test_results  # the imported case, whole
+    with pytest.raises(StageConfigError, match="unknown case id"):
+        stage_cases(base.model_copy(update={"data": StageData(cases=["agentclinic-0001"])}))  # no source, no case
+    with pytest.raises(StageConfigError, match="already taken"):
+        stage_cases(base.model_copy(update={"data": StageData(case_sources=[source, source])}))
+    missing = tmp_path / "nope.jsonl"
+    with pytest.raises(StageConfigError, match=r"data.case_sources: .*nope.jsonl"):
+        stage_cases(base.model_copy(update={"data": StageData(case_sources=[{"path": str(missing), "format": "agentclinic"}])}))

@@ -237,3 +237,20 @@ def test_arpo_reads_the_entropy_the_engine_reports_with_each_turn(embedded, loca
     monkeypatch.setattr(rollout, "_entropy", no_forward)
     root, fork = asyncio.run(rollout.run([prompt, prompt], local_client, group=2))
     assert rollout.entropy_rises and rollout.branches == 1 and fork.branched_from == 0
+
+
+def test_cases_that_would_open_alike_get_openings_of_their_own(embedded, agentclinic_path) -> None:
+    # AgentClinic's 0058 and 0088 both open "Hello doctor. I've been having fatigue." under one persona;
+    # a rollout knows its case by the opening, so the second is opened by its next persona.
+    from patient_sim.cases import import_agentclinic
+    from patient_sim.patient import TemplateVoice
+
+    cases = {c.id: c for c in import_agentclinic(agentclinic_path)}
+    pair = [cases["agentclinic-0058"], cases["agentclinic-0088"]]
+    rollout = MultiTurnRollout(pair, TemplateVoice(), embedded, RolloutConfig(episodes_per_case=2))
+    rows = rollout.dataset_rows(seed=42)
+    openings = [row["prompt"][-1]["content"] for row in rows]
+    assert [row["case_id"] for row in rows] == ["agentclinic-0058"] * 2 + ["agentclinic-0088"] * 2
+    assert "fatigue" in openings[0] and len(set(openings)) >= 3  # 0058's two personas may open alike
+    assert not set(openings[:2]) & set(openings[2:])
+    assert [rollout._spec_for(row["prompt"]).case.id for row in rows] == [row["case_id"] for row in rows]
