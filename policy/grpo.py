@@ -226,6 +226,7 @@ def build_trainer(
             {c.id: c for c in cases},
             lambda case: build_case_rubric(case).items,
             drop_void=config.rollout.drop_void,
+            score=config.grading.score,
         )
     callbacks: list[Any] = [JsonlMetricsCallback(Path(args.output_dir) / "metrics.jsonl", config.stage),
                             ReturnFreedMemory()]

@@ -250,7 +250,9 @@ class ConsultationReward:
     """Multi-turn stage: the verifier's score of the whole consultation (``transcript`` from the rollout).
 
     The rubric is the case-grounded one (``rubric_for_case(case)``, cached per case id). Rollouts
-    flagged ``void`` (a doctor turn with neither question, order nor answer) get None.
+    flagged ``void`` (a doctor turn with neither question, order nor answer) get None. ``score="overall"``:
+    the verifier's unclipped score instead of its reward in [0, 1] (GRPO's advantages are relative to the
+    group, so a score below 0 is no problem, and the order among bad consultations is kept).
     """
 
     __name__ = "consultation_reward"
@@ -263,7 +265,11 @@ class ConsultationReward:
         *,
         drop_void: bool = True,
         concurrency: int = 8,
+        score: str = "reward",
     ) -> None:
+        if score not in ("reward", "overall"):
+            raise ValueError(f"consultation reward: score must be 'reward' or 'overall', got {score!r}")
+        self.score = score
         self.grader = grader
         self.cases = cases
         self.rubric_for_case = rubric_for_case
@@ -309,7 +315,7 @@ class ConsultationReward:
                 log_metric("consultation/void_turn_share", sum(is_void_turn(t) for t in turns) / len(turns))
             log_metric("consultation/diagnosis_stated",
                        sum(bool(turns and parse_diagnosis(turns[-1])) for turns in doctor) / len(doctor))
-        return [_reward_or_none(r) for r in results]
+        return [_reward_or_none(r, self.score) for r in results]
 
 
 def case_prompt(case: Case) -> str:
@@ -356,8 +362,9 @@ def rubric_rows(files: Sequence[Any], cases: Sequence[Case] = ()) -> list[dict[s
     return rows
 
 
-def _reward_or_none(result: Any) -> float | None:
-    """The verifier's reward, None when it could not grade (TRL leaves None out of the group)."""
+def _reward_or_none(result: Any, score: str = "reward") -> float | None:
+    """The verifier's reward (or its unclipped ``overall`` score), None when it could not grade (TRL leaves
+    None out of the group)."""
     if result is None or result.reward is None:
         return None
-    return float(result.reward)
+    return float(result.scores["overall"] if score == "overall" else result.reward)

@@ -94,6 +94,10 @@ class GradingConfig(BaseModel):
     mode: GradingKind = "rule"  # judge needs a judge model; hybrid without one is the rule checks
     judge_model: str | None = None
     judge_base_url: str | None = None
+    # multiturn: "overall" trains on the verifier's unclipped score (``scores["overall"]``) instead of its reward,
+    # which is clipped to [0, 1]: a consultation with the wrong diagnosis scores below 0, and clipped, a group of
+    # them all scores 0 and teaches nothing about the history, tests and safety-netting they differ in.
+    score: Literal["reward", "overall"] = "reward"
 
     @model_validator(mode="after")
     def _judge_for_judge_mode(self) -> GradingConfig:
@@ -166,6 +170,12 @@ class StageConfig(BaseModel):
             name = "SFTConfig" if stage == "sft" else "GRPOConfig"
             raise ValueError(f"unknown {name} field(s) {unknown}; see trl.{name} for the valid names")
         return value
+
+    @model_validator(mode="after")
+    def _overall_is_for_consultations(self) -> StageConfig:
+        if self.grading.score == "overall" and self.stage != "multiturn":
+            raise ValueError("grading.score 'overall' is for the multiturn stage (the other stages train on the reward)")
+        return self
 
     @model_validator(mode="after")
     def _validation_is_single_turn(self) -> StageConfig:

@@ -154,6 +154,34 @@ def test_consultation_reward_drops_void_trajectories() -> None:
     assert asyncio.run(keep(prompts=["p"], completions=["a"], case_id=["c1"], transcript=[transcript], void=[True])) == [1.0]
 
 
+def test_the_unclipped_score_keeps_the_order_among_wrong_diagnoses() -> None:
+    # Both consultations name the wrong condition; one also asked about the fever. Clipped to [0, 1] both
+    # rewards are 0 and GRPO learns nothing from the pair; the overall score tells them apart.
+    case = Case(id="c1", chief_complaint="cough", history_of_present_illness="3 days", final_diagnosis="Pneumonia")
+    items = [RubricItem(criterion="dx", points=5, check=MentionsAny(terms=["pneumonia"])),
+             RubricItem(criterion="wrong dx", points=-8, check=MentionsAny(terms=["asthma"])),
+             RubricItem(criterion="fever", points=2, check=MentionsAny(terms=["fever"]))]
+    asked = json.dumps([{"role": "user", "content": "I cough"},
+                        {"role": "assistant", "content": "Any fever?"}, {"role": "user", "content": "Yes"},
+                        {"role": "assistant", "content": "DIAGNOSIS: asthma"}])
+    silent = json.dumps([{"role": "user", "content": "I cough"}, {"role": "assistant", "content": "DIAGNOSIS: asthma"}])
+    kwargs = {"prompts": ["p", "p"], "completions": ["a", "b"], "case_id": ["c1", "c1"], "transcript": [asked, silent]}
+    clipped = asyncio.run(ConsultationReward(HybridGrader(None), {"c1": case}, lambda c: items)(**kwargs))
+    overall = asyncio.run(ConsultationReward(HybridGrader(None), {"c1": case}, lambda c: items, score="overall")(**kwargs))
+    assert clipped == [0.0, 0.0]
+    assert overall == [pytest.approx(-6 / 7), pytest.approx(-8 / 7)]
+    with pytest.raises(ValueError, match="score must be"):
+        ConsultationReward(HybridGrader(None), {"c1": case}, lambda c: items, score="clipped")
+
+
+def test_only_the_multiturn_stage_trains_on_the_overall_score() -> None:
+    from policy.stage_config import StageConfig, default_config_path, load_stage_config
+
+    assert load_stage_config(default_config_path("multiturn")).grading.score == "overall"
+    with pytest.raises(ValueError, match="grading.score 'overall' is for the multiturn stage"):
+        StageConfig.model_validate({"stage": "rule", "grading": {"score": "overall"}})
+
+
 def test_rubric_rows_from_cases() -> None:
     from patient_sim.cases import project_cases
 
