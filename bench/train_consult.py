@@ -8,8 +8,8 @@ and a held-out split of the project's cases (every ``--heldout-every``-th by id;
 stages, and GRPO also trains on every AgentClinic case outside the evaluated sample: on the project's 34
 training cases alone it learned their diagnoses by heart, its training reward rising while the held-out
 score fell; ``--no-grpo-agentclinic`` trains it that way again). Figures per model and case set, each
-with a bootstrap 95% interval over consultations: rubric score, diagnostic accuracy, void-turn share, the share ending in a stated diagnosis, questions
-asked, tests ordered, termination reasons; paired differences (same cases, same persona seeds) between
+with a bootstrap 95% interval over consultations: rubric score, diagnostic accuracy, void-turn share,
+the share ending in a stated diagnosis, questions asked, tests ordered, termination reasons; paired differences (same cases, same persona seeds) between
 the models; the multi-turn stage's own per-step reward, void-turn share and share of groups with zero
 reward variance; and the exploit signatures in each model's own consultations (question barrages,
 shotgun diagnoses, test shotguns, over-triage, text aimed at the grader, a padded final message) with a verdict: a
