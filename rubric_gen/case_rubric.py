@@ -108,7 +108,7 @@ _EMPATHY_TERMS = [
     "big diagnosis", "big news", "lot to deal with", "lot to hear", "not you being weak", "not a weakness",
     "poor you", "coping with a lot", "been through a lot",
     "not a sign of weakness", "must have been", "must have given you", "must have felt", "a fright", "a worry",
-    "put up with", "fed up",
+    "put up with", "fed up", "not alone",
 ]
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,

@@ -138,3 +138,29 @@ def test_a_rival_the_data_does_not_know_still_makes_a_list(rival: str, listed: b
     case = _case(final_diagnosis="Benign paroxysmal positional vertigo")
     stated = f"DIAGNOSIS: Benign paroxysmal positional vertigo, {rival}\nEpley manoeuvre."
     assert _met(case, [stated], _ACCURACY) is not listed
+
+
+@pytest.mark.parametrize(("said", "empathy"), [
+    ("You're not alone in this. It's treatable.", True),  # agentclinic-0064, terse (round twelve)
+    ("Not alone: most people with this get better.", True),
+    ("It's treatable.", False),  # reassurance alone is not empathy
+    ("Do not take it alone with alcohol.", False),
+])
+def test_not_alone_is_empathy(said: str, empathy: bool) -> None:
+    case = _case(final_diagnosis="Schizoaffective disorder")
+    turns = ["How long? Sleep?", f"DIAGNOSIS: Schizoaffective disorder\nPsychiatry today. {said}"]
+    assert _met(case, turns, "Acknowledges the patient's concerns") is empathy
+
+
+@pytest.mark.parametrize(("question", "onset"), [
+    ("Since first attempt?", True),  # agentclinic-0042, terse: since she first tried, or newer?
+    ("Primary (since first attempts at intercourse) or secondary?", True),  # the same case, us_abbrev
+    ("Has it been there since the very first dose?", True),
+    ("First time?", False),  # a previous episode, not when this one began
+    ("Since your last visit, any new medicines?", False),
+])
+def test_since_the_first_asks_when_it_began(question: str, onset: bool) -> None:
+    assert ("intent:onset" in clinical.intents(question)) is onset
+    case = _case(final_diagnosis="Vaginismus", secondary_symptoms=["Pain during intercourse"], source="agentclinic")
+    assert _met(case, [question, "DIAGNOSIS: Vaginismus\nPelvic floor physiotherapy."],
+                "Before giving a diagnosis, asks about when the symptoms started") is onset
