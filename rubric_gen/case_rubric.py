@@ -192,9 +192,10 @@ _SAFETY_NET_RE = (
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
     rf"|\burgent(?:ly)?\s*:\s*{_IN_SENTENCE}{{3,120}},"  # "Urgent: chest pain, fainting, breathless at rest"
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
-    r"|\b(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?)"
+    r"|\b(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|nurses?|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? about (?:any|new|a|worsening|more)\b"
-    r"| (?:immediately|straight away|right away|at once|urgently) about\b)"
+    r"| (?:immediately|straight away|right away|at once|urgently) about\b"
+    r"| (?:immediately|straight away|right away|at once|urgently)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."

@@ -400,7 +400,7 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
         if index and ids == ["answer"] and _presentation_only(head):
             continue  # what the answer brought about, not a second diagnosis: "Late dumping syndrome - hypoglycaemia"
         found = sorted(set(_named(head, lex)))
-        if index and not found and _condition_shaped(head):
+        if index and not found and _condition_shaped(head) and not _gloss(part, lex):
             found = ["unknown:" + " ".join(sorted(content(head)))]  # "BPPV, labyrinthitis": a rival the data lacks
         naming_parts += bool(found)
         ids.extend(c for c in found if c not in ids)
@@ -418,12 +418,23 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
 
 
 _EXPLANATION = re.compile(r"\s*(?:his|her|their|your|its|it|this|that|he|she|they|you|we|which|who)\b", re.IGNORECASE)
+# A gloss in lay words after the name explains it, it names no second condition: "Pelvic inflammatory disease, an
+# infection of the womb and tubes"; "Cellulitis - an infection of the deeper layers of the skin". A rival named
+# with an article ("Migraine, a cluster headache") has no "of"/"in" after a class noun, and stays a list.
+_GLOSS = re.compile(r"\s*(?:an?|the)\s+(?:[\w-]+\s+){0,2}?(?:infection|inflammation|condition|problem|disorder|"
+                    r"blockage|swelling|build-?up|clot|tear|narrowing|weakness|irritation|bleed)\s+"
+                    r"(?:of|in|inside|within|around|affecting|on)\b", re.IGNORECASE)
 # A condition the data does not name still reads as one by its shape: a disease suffix or a disease noun.
 _CONDITION_SUFFIX = re.compile(r"(?:itis|osis|oma|omas|pathy|iasis|plasia|ectasis|ectasia|trophy|cele)$")
 _CONDITION_NOUNS = frozenset("""disease syndrome disorder infarct infarction tumour tumor cancer carcinoma infection
     palsy ulcer abscess diverticulum intussusception stenosis atresia fracture torsion embolism embolus thrombosis
     haemorrhage hemorrhage aneurysm dissection malformation cyst polyp hernia obstruction volvulus malignancy
     metastasis metastases leukaemia leukemia neuroma sarcoma""".split())
+
+
+def _gloss(part: str, lex: _Lexicon) -> bool:
+    """Whether ``part`` explains the diagnosis in lay words and names no condition, brackets included."""
+    return bool(_GLOSS.match(part)) and not _named(part, lex)
 
 
 def _condition_shaped(part: str) -> bool:
@@ -494,7 +505,8 @@ def match_diagnosis(
     # Not a list, so at most one part names a condition; the others qualify it ("MI, acute inferior"). A later
     # part that explains in a clause of its own ("Anaemia of prematurity - his body isn't yet making enough
     # erythropoietin") and names no condition adds no words to the diagnosis.
-    explained = next((i for i, p in enumerate(statement.parts) if i and _EXPLANATION.match(p)), len(statement.parts))
+    explained = next((i for i, p in enumerate(statement.parts) if i and (_EXPLANATION.match(p) or _gloss(p, lex))),
+                     len(statement.parts))
     heads = [_split_qualifier(p)[0] for i, p in enumerate(statement.parts)
              if i < explained or _named(p, lex)] or [statement.head]
     head_tokens = frozenset().union(*(content(_ASIDE.sub(" ", h)) for h in heads))

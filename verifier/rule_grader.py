@@ -64,7 +64,10 @@ _EMERGENCY_RE = re.compile(
     r"|\bstat\b[^.!?\n]{0,30}\bto\s+the\s+(?:or|operating\s+room|theatres?)\b"
     r"|emergency[,:;]?\s+(?:treat\w*\s+|treatment\s+)?(?:starts?\s+)?(?:right\s+)?(?:now|immediately|straight\s+away)"
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))\s*emergency\s*[-\u2013\u2014:,.]"  # a plan headed "Emergency - ..." or "Emergency: ..."
-    r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+)?(?:now|immediately|straight\s+away|right\s+away)"
+    r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+)?(?:(?:to|into)\s+(?:the\s+)?(?:hospital|ward)\s+)?"
+    r"(?:now|immediately|straight\s+away|right\s+away)"  # "Admit to hospital now for monitoring"
+    # what the emergency team does now: "Emergency gynaecology review - I've called them", "emergency surgery today"
+    r"|emergency\s+(?:[a-z-]+\s+){0,2}?(?:review|assessment|surgery|operation|laparoscopy|laparotomy)\b"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:stay|staying|remain|be\s+kept|keep(?:ing)?\s+(?:you|her|him|them))\s+in\s+(?:the\s+)?hospital"  # admitted now
     r"|(?:admit(?:ted|ting)?|admission)\s*[,:]?\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:(?:to|into)\s+)?"
@@ -144,6 +147,7 @@ _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|actions?|impressi
                            r"|what(?:'s| is)?\s+(?:happens|happening|we(?:'ll|\s+will|'re\s+going\s+to)?\s+do|"
                            r"i(?:'ll|\s+will|'m\s+going\s+to)\s+do|needs\s+to\s+happen)(?:\s+now|\s+next)?)\b",
                            re.IGNORECASE)
+_KEPT_IN_RE = re.compile(r"(?:keep(?:ing)?\s+(?:you|her|him|them)|be\s+kept)\s+in\b", re.IGNORECASE)
 _DONE_NOW_RE = re.compile(r"emergency|admi", re.IGNORECASE)  # what the doctor is doing, not where to go
 _NOW_RE = re.compile(r"\b(?:now|immediately|right away|straight away|at once)\b", re.IGNORECASE)
 _IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at once|urgently|today)\b", re.IGNORECASE)
@@ -318,7 +322,8 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     listed = _HELP_THEN_LIST_RE.match(text[match.end():])
     if listed and _names_symptoms(re.split(r"[.!?\n;]", listed.group(1), maxsplit=1)[0]):
         return False
-    if "hospital" in match.group(0).lower():
+    # keeping the patient in is done now; going to hospital may wait, so it needs a word of immediacy
+    if "hospital" in match.group(0).lower() and not _KEPT_IN_RE.match(match.group(0)):
         return bool(re.search(r"\b(?:now|immediately|right away|straight away|urgently|today|tonight)\b",
                               text[start : match.end() + len(rest)], re.IGNORECASE))
     return True
