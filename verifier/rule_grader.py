@@ -472,7 +472,7 @@ def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[in
         if kind == "exam" or clinical.is_exam(order):
             continue
         whole = clinical.resolve(order, check.indicated).labels
-        parts = [order] if whole and len(order.split()) <= MAX_ORDER_WORDS else _AND_RE.split(order)
+        parts = [order] if whole and len(order.split()) <= MAX_ORDER_WORDS else clinical.carry_method(_AND_RE.split(order))
         for name in parts:
             if name.lower() in seen:
                 continue

@@ -100,3 +100,16 @@ def test_a_fall_asks_about_recent_trauma_and_a_bruise_from_knocks_already_did() 
     diagnosis = "DIAGNOSIS: Septic arthritis\nAdmit, IV antibiotics now."
     assert _met(case, ["Any fall?", diagnosis], item)
     assert not _met(case, ["Any fever?", diagnosis], item)
+
+
+@pytest.mark.parametrize(("order", "parts"), [
+    ("X-ray of the left hip (front and frog-leg views)", ["X-ray of the left hip (front", "x ray frog-leg views)"]),
+    ("CT head and chest", ["CT head", "ct chest"]),  # the chest is a CT too
+    ("CBC and CMP", ["CBC", "CMP"]),  # tests keep their own names
+    ("Chest X-ray and ECG", ["Chest X-ray", "ECG"]),
+])
+def test_a_split_order_carries_its_method_to_the_parts_that_name_none(order: str, parts: list[str]) -> None:
+    from verifier.rule_grader import _AND_RE
+
+    assert clinical.carry_method(_AND_RE.split(order)) == parts
+

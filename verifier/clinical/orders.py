@@ -67,6 +67,23 @@ def read_order(text: str, *, exam: bool = False) -> Order:
     )
 
 
+def carry_method(parts: list[str]) -> list[str]:
+    """The parts of an order split at "and", each naming what it orders: a part that names no test and no
+    method takes the method of the part before it ("CT head and chest": the chest is a CT; "X-ray of the left hip
+    (front and frog-leg views)": the frog-leg view is an X-ray)."""
+    names = _layer().names
+    out: list[str] = []
+    method = ""
+    for part in parts:
+        read = read_order(part)
+        if read.methods:
+            method = " ".join(names.get(m, m.removeprefix(METHOD)) for m in sorted(read.methods))
+        elif not read.tests and method:
+            part = f"{method} {part}"
+        out.append(part)
+    return out
+
+
 @lru_cache(maxsize=4096)
 def _bare_property(segment: str) -> bool:
     """A result label's last segment that reads as the examination alone ("Appearance"): a property of the
