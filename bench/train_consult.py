@@ -184,6 +184,7 @@ def grpo_arm(config, stage_dir: Path, start: str, steps: int, reuse: bool) -> tu
 
     clock = time.perf_counter()
     final = finished(stage_dir) if reuse else None
+    reused = final is not None
     if final is None:
         with contextlib.redirect_stdout(sys.stderr):
             final = run_stage(config, stage_dir, model=start,
@@ -201,7 +202,7 @@ def grpo_arm(config, stage_dir: Path, start: str, steps: int, reuse: bool) -> tu
         generated = [round(sum(rows * float(s.get("completions/mean_length") or 0) for s in logged))]
     return {"steps": logged, "n_steps": len(logged), "generated_tokens": generated[-1],
             "branching": config.rollout.branching.enabled, "seconds": round(time.perf_counter() - clock, 1),
-            "reused": final is not None and reuse}, final
+            "reused": reused}, final
 
 
 def verdict(figures: dict, base: str, trained: str) -> dict[str, object]:
