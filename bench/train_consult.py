@@ -229,6 +229,8 @@ def main() -> None:
     parser.add_argument("--sft-epochs", type=float, default=None, help="warm-start epochs (default 1)")
     parser.add_argument("--sft-lr", type=float, default=None, help="warm-start learning rate (default: sft.yaml's)")
     parser.add_argument("--grpo-steps", type=int, default=None, help="multi-turn GRPO steps (default 30)")
+    parser.add_argument("--grpo-beta", type=float, default=None,
+                        help="the KL coefficient of the multi-turn GRPO stage (default: multiturn.yaml's, 0)")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--out", type=Path, default=None, help="keep the run here (default: a temporary folder)")
     parser.add_argument("--reuse", action="store_true",
@@ -294,6 +296,9 @@ def main() -> None:
                              "case_sources": [CaseSource(path=str(AGENTCLINIC), format="agentclinic")]}
             figures["grpo_train_cases"] = len(grpo_data["cases"])
             multi = multi.model_copy(update={"data": multi.data.model_copy(update=grpo_data)})
+            if args.grpo_beta is not None:
+                multi = multi.model_copy(update={"trainer": {**multi.trainer, "beta": args.grpo_beta}})
+            figures["grpo_beta"] = float(multi.trainer.get("beta", 0.0))
             figures["grpo"], models["sft_grpo"] = grpo_arm(multi, out / "multiturn", sft_final, steps, args.reuse)
             if args.arpo:  # the same stage with ARPO branching, until it has generated what plain GRPO did
                 budget = figures["grpo"]["generated_tokens"]
