@@ -85,7 +85,6 @@ def test_a_frog_leg_lateral_is_an_x_ray_of_the_hip(order: str, ordered: bool) ->
     ("Any fall?", "injury", True),  # agentclinic-0081, terse: a fall is the commonest injury
     ("Does he fall asleep in class?", "sleep", True),
     ("Pain - where, what kind?", "intent:character", True),  # agentclinic-0017, terse
-    ("What kind of work do you do?", "intent:character", True),  # the intent alone credits nothing
     ("Kind to others?", "intent:character", False),
     ("Fever, rash, wt loss, decreased appetite?", "systemic", True),  # agentclinic-0104, us_abbrev
     ("Wt?", "systemic", False),
