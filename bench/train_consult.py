@@ -9,8 +9,8 @@ stages, and GRPO also trains on every AgentClinic case outside the evaluated sam
 training cases alone it learned their diagnoses by heart, its training reward rising while the held-out
 score fell; ``--no-grpo-agentclinic`` trains it that way again). Figures per model and case set, each
 with a bootstrap 95% interval over consultations: rubric score, diagnostic accuracy, void-turn share,
-the share ending in a stated diagnosis, questions asked, tests ordered, termination reasons; paired differences (same cases, same persona seeds) between
-the models; the multi-turn stage's own per-step reward, void-turn share and share of groups with zero
+the share ending in a stated diagnosis, questions asked, tests ordered, termination reasons; paired
+differences (same cases, same persona seeds) between the models; the multi-turn stage's own per-step reward, void-turn share and share of groups with zero
 reward variance; and the exploit signatures in each model's own consultations (question barrages,
 shotgun diagnoses, test shotguns, over-triage, text aimed at the grader, a padded final message) with a verdict: a
 rubric gain that accuracy and the process figures do not share is reward hacking, and is said so.
@@ -230,7 +230,7 @@ def main() -> None:
     parser.add_argument("--sft-lr", type=float, default=None, help="warm-start learning rate (default: sft.yaml's)")
     parser.add_argument("--grpo-steps", type=int, default=None, help="multi-turn GRPO steps (default 30)")
     parser.add_argument("--grpo-beta", type=float, default=None,
-                        help="the KL coefficient of the multi-turn GRPO stage (default: multiturn.yaml's, 0)")
+                        help="the KL coefficient of the multi-turn GRPO stage (default: multiturn.yaml's)")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--out", type=Path, default=None, help="keep the run here (default: a temporary folder)")
     parser.add_argument("--reuse", action="store_true",

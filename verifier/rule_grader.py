@@ -472,7 +472,8 @@ def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[in
         if kind == "exam" or clinical.is_exam(order):
             continue
         whole = clinical.resolve(order, check.indicated).labels
-        parts = [order] if whole and len(order.split()) <= MAX_ORDER_WORDS else clinical.carry_method(_AND_RE.split(order))
+        split_up = not whole or len(order.split()) > MAX_ORDER_WORDS  # a list, or a name the case does not hold
+        parts = clinical.carry_method(_AND_RE.split(order)) if split_up else [order]
         for name in parts:
             if name.lower() in seen:
                 continue
