@@ -50,7 +50,9 @@ BODY = frozenset(
     womb pelvic pelvis""".split()
 )
 _NEGATION = re.compile(
-    r"^\s*(?:not|no|without|excluding|exclude|excluded|ruling out|rule out|ruled out|unlikely|less likely|"
+    # "not excluding X" keeps X as a rival: a hedge
+    r"^\s*(?:not(?!\s+(?:excluding|excluded|yet|ruled|sure|certain|clear|definite))|no|without|excluding|exclude|"
+    r"excluded|ruling out|rule out|ruled out|unlikely|less likely|"
     r"rather than|instead of|vs\.?|versus|differential|ddx|other possibilities|also considered|considered)\b",
     re.IGNORECASE,
 )
@@ -62,6 +64,15 @@ _QUALIFIER = re.compile(
     re.IGNORECASE,
 )
 _ASIDE = re.compile(r"\([^()]*\)")
+# A bracketed aside that hedges: "Migraine (not excluding a bleed)", "Migraine (or tension headache)". A likely
+# subtype is not a rival: "Lung cancer (probable small cell carcinoma)".
+_HEDGED_ASIDE = re.compile(r"\(\s*(?:\?|or\b|vs\b\.?|versus\b|not\s+(?:excluding|excluded|yet\s+excluded|ruled\s+out)\b|"
+                           r"(?:cannot|can't|can\s+not)\s+(?:rule\s+out|exclude)\b)", re.IGNORECASE)
+# A bracketed aside that rules conditions out: "Normal adolescent behavior (no MDD, anxiety d/o, or ADHD)". A hedge
+# keeps its rival ("(not excluding PE)", "(or tension headache)").
+_EXCLUDED_ASIDE = re.compile(
+    r"\(\s*(?:no|not(?!\s+(?:excluding|excluded|yet|ruled|sure|certain|clear|definite))|without|excluding|"
+    r"ruled\s+out|rather\s+than|instead\s+of)\b[^()]*\)", re.IGNORECASE)
 # What the statement rules out, after a break: "Normal adolescent behaviour, with no ADHD, depression or anxiety
 # disorder", "Tension headache - not migraine". A hedge keeps its rival ("not excluding PE", "cannot rule out").
 _EXCLUSION = re.compile(
@@ -71,6 +82,7 @@ _EXCLUSION = re.compile(
 )
 # Clinical shorthand with a slash is one word, not a list: "Dumping syndrome s/p sleeve gastrectomy", "L4/5".
 _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
+              (re.compile(r"\bd/o\b", re.IGNORECASE), "disorder"), (re.compile(r"\bh/o\b", re.IGNORECASE), "history of"),
               (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"),
               (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"),  # spinal levels
               (re.compile(r"\b(\d{1,2})(?:\+\d)?/40\b"), r"\1 weeks"))  # a gestation: "preterm 33/40", "34+2/40"
@@ -385,9 +397,11 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
         sentence = pattern.sub(words_, sentence)
     if (cut := _EXCLUSION.search(sentence)) and content(sentence[:cut.start()]) - GENERIC:
         sentence = sentence[:cut.start()].strip()
+    if _content_outside(sentence, _EXCLUDED_ASIDE):
+        sentence = _EXCLUDED_ASIDE.sub(" ", sentence).strip()
     sentence = _join_names(sentence, lex)
-    # a bracketed aside is one piece, commas and all: "stroke, cardioembolic (AF, off anticoagulation)"
-    kept = [p.strip() for p in _LIST_SPLIT.split(_ASIDE.sub(lambda m: m.group(0).replace(",", " "), sentence))
+    # a bracketed aside is one piece: "stroke, cardioembolic (AF, off anticoagulation)"
+    kept = [p.strip() for p in _LIST_SPLIT.split(_ASIDE.sub(lambda m: _one_piece(m.group(0), lex), sentence))
             if p.strip() and not _NEGATION.match(p)]
     alternatives = [p for p in _DISJUNCTION.split(re.sub(r"\([^)]*\)", " ", sentence))
                     if content(p) - GENERIC and not _NEGATION.match(p)]
@@ -415,6 +429,23 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     head = _split_qualifier(kept[0])[0] if kept else ""
     return Statement(text=sentence, head=head, conditions=tuple(ids), parts=tuple(kept), listed=listed,
                      problems=problems)
+
+
+def _one_piece(aside: str, lex: _Lexicon) -> str:
+    """A bracketed aside made one piece of the statement: its commas always, and its other separators ("or", "/",
+    " - ") where nothing after them reads as a condition: "Syringomyelia (a fluid-filled cavity, or syrinx, in the
+    cord)" explains, "Syringomyelia (or a spinal cord tumour)" still hedges."""
+    if _HEDGED_ASIDE.match(aside):
+        return ", " + aside.strip("()")  # a part of its own: "(or tension headache)", "(not excluding PE)"
+    rest = _LIST_SPLIT.split(aside.strip("()"))[1:]
+    if any(set(_named(part, lex)) - {"answer"} or _condition_shaped(part) for part in rest):
+        return aside.replace(",", " ")
+    return _LIST_SPLIT.sub(" ", aside)
+
+
+def _content_outside(sentence: str, pattern: re.Pattern[str]) -> bool:
+    """Whether ``sentence`` still says something once what ``pattern`` matches is taken out."""
+    return bool(content(pattern.sub(" ", sentence)) - GENERIC)
 
 
 _EXPLANATION = re.compile(r"\s*(?:his|her|their|your|its|it|this|that|he|she|they|you|we|which|who)\b", re.IGNORECASE)
