@@ -109,6 +109,11 @@ _EMPATHY_TERMS = [
     "poor you", "coping with a lot", "been through a lot",
     "not a sign of weakness", "must have been", "must have given you", "must have felt", "a fright", "a worry",
     "put up with", "fed up", "not alone",
+    # the pain seen and owned: "Ouch, that looks very sore", "That looks really painful", "Poor lad"
+    "ouch", "that looks sore", "that looks very sore", "that looks really sore", "that looks so sore", "that looks painful",
+    "that looks very painful", "that looks really painful", "that looks so painful", "that looks uncomfortable",
+    "that looks really uncomfortable", "that looks very uncomfortable", "poor lad", "poor boy", "poor girl",
+    "poor little", "poor love",
 ]
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
@@ -190,7 +195,8 @@ _SAFETY_NET_RE = (
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))any\s+{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
-    rf"|\burgent(?:ly)?\s*:\s*{_IN_SENTENCE}{{3,120}},"  # "Urgent: chest pain, fainting, breathless at rest"
+    # "Urgent: chest pain, fainting, breathless at rest", "Same-day review: pale stools, dark urine, ..."
+    rf"|\b(?:urgent(?:ly)?|same[- ]day (?:review|check|appointment|assessment|visit))\s*:\s*{_IN_SENTENCE}{{3,120}},"
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
     r"|\b(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|nurses?|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? about (?:any|new|a|worsening|more)\b"
@@ -207,7 +213,13 @@ _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "
                  "kept in",
                  # treatment begun now, in the room, with an early review: prompt, not routine
                  "started now", "starting now", "start now", "start today", "starting today", "started today",
-                 "first dose now", "first dose today", "first dose here", "given now"]
+                 "first dose now", "first dose today", "first dose here", "given now",
+                 # an early review: "I'll call tomorrow, f/u visit in 48 hrs" (not "better by tomorrow")
+                 "call tomorrow", "call you tomorrow", "phone you tomorrow", "ring you tomorrow", "see you tomorrow",
+                 "review tomorrow", "recheck tomorrow", "back tomorrow", "review in 24", "review in 48", "f/u in 24",
+                 "f/u in 48", "f/u visit in 24", "f/u visit in 48", "follow-up in 24", "follow-up in 48",
+                 "follow up in 24", "follow up in 48", "recheck in 24", "recheck in 48", "see you in 48",
+                 "within 48 hours", "within 48 hrs"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
@@ -314,7 +326,7 @@ def question_keys(text: str) -> list[list[str]]:
     intents ("where did it start" asks the site), its phrases (a lay word, an abbreviation, with the keys
     of the phrases inside it) and the stems of its other content words; generic ones ("pain") left out."""
     out = []
-    for group in clinical.topics(text):
+    for group in clinical.topics(text, item=True):
         keys = [k for k in group if not clinical.is_generic(k)
                 and (clinical.is_key(k) or (k not in _GLUE_STEMS and len(k) >= 3))]
         if keys and keys not in out:

@@ -126,6 +126,11 @@ class _Concept(BaseModel):
     sign: bool = False  # looked for on examination rather than asked about (a rigid abdomen, pallor)
     found_by: list[str] = Field(default_factory=list)  # the test or site whose examination finds the sign
     within: list[str] = Field(default_factory=list)  # broader concepts its phrases also count for (nocturia: urinary)
+    # asked about only as a whole: the words inside its phrases do not stand in for it ("Other joints?" does not
+    # ask about a prosthetic joint)
+    whole: bool = False
+    # a question that names it by its parts, each list all together ("Cough, blood?" asks about haemoptysis)
+    made_of: list[list[str]] = Field(default_factory=list)
 
 
 class _Intent(BaseModel):
@@ -223,6 +228,8 @@ class _Layer:
     intents: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...]
     generic: frozenset[str]
     signs: frozenset[str]
+    whole: frozenset[str]
+    made_of: tuple[tuple[str, tuple[frozenset[str], ...]], ...]
     found_by: dict[str, tuple[str, ...]]
     names: dict[str, str]  # key -> its first name, for labels
 
@@ -307,7 +314,10 @@ def _layer() -> _Layer:
     if unknown:
         raise ValueError(f"{LANGUAGE_FILE}: found_by names unknown tests or sites {unknown}")
     return _Layer(phrases=phrases, order_phrases=order_phrases, placed_as=placed_as, stems=stems, parts=parts, members=members, routine=routine, intents=intents,
-                  generic=frozenset(language.generic), signs=signs, found_by=found_by, names=names)
+                  generic=frozenset(language.generic), signs=signs, whole=frozenset(c.id for c in language.concepts if c.whole),
+                  made_of=tuple((c.id, tuple(frozenset(parts) for parts in c.made_of if parts))
+                                for c in language.concepts if c.made_of),
+                  found_by=found_by, names=names)
 
 
 @lru_cache(maxsize=65536)

@@ -31,10 +31,11 @@ def terms(text: str, *, nested: bool = True) -> list[str]:
     return [*keys, *(inner if nested else ()), *rest]
 
 
-def topics(text: str) -> list[tuple[str, ...]]:
+def topics(text: str, *, item: bool = False) -> list[tuple[str, ...]]:
     """What ``text`` (a key question, a symptom, a red flag) asks about, one group per thing: each intent;
     the keys of each phrase, with those of the phrases inside it ("speech" is the speech concept and the
-    nervous system); each other word's stem."""
+    nervous system); each other word's stem. Read as a rubric ``item``, a concept asked about only as a whole
+    (``whole``) is that concept alone; read as a question, "very dark pee?" still asks about the waterworks."""
     layer = _layer()
     tokens = folded(text)
     groups: list[tuple[str, ...]] = [(key,) for key in sorted(intents(text))]
@@ -47,7 +48,11 @@ def topics(text: str) -> list[tuple[str, ...]]:
         spans.setdefault((begin, end), []).append(key)
         covered[begin:end] = [True] * (end - begin)
     for (begin, end), keys in spans.items():
-        # a phrase inside a generic one is not what it talks about: "relative to meals" names no relatives
+        # a phrase inside a generic one is not what it talks about: "relative to meals" names no relatives; nor is
+        # one inside a concept asked about only as a whole: "prosthetic joint" is not any joint
+        if item and set(keys) & layer.whole:  # nor the concepts it is within: "Any operations?" is not the question
+            groups.append(tuple(dict.fromkeys(k for k in keys if k in layer.whole)))
+            continue
         inner = [] if all(k in layer.generic for k in keys) else [
             k for b, e, k in matches if begin <= b and e <= end and k not in keys]
         groups.append(tuple(dict.fromkeys([*keys, *inner])))
@@ -79,10 +84,19 @@ def asked(question: str) -> frozenset[str]:
     return frozenset(terms(question)) | intents(question)
 
 
+def compose(keys: frozenset[str]) -> frozenset[str]:
+    """``keys`` (what a question asks) with the concepts it names by their parts: "Cough, blood?" asks about
+    haemoptysis, "Have your stools been black?" about melaena."""
+    # one step: "Black stools?" (melaena) asks about blood in the stool; "Have your stools changed colour?" asks
+    # about melaena, not on through it about blood in the stool
+    made = {concept for concept, alternatives in _layer().made_of if any(parts <= keys for parts in alternatives)}
+    return keys | made if made else keys
+
+
 def term_keys(term: str) -> frozenset[str]:
     """A rubric term as keys: a namespaced key or a concept id stands for itself ("erectile_function"); a word or
     phrase is read as text."""
-    if term.startswith((INTENT, TEST, METHOD, SITE)):
+    if term.startswith((INTENT, TEST, METHOD, SITE)) or term in _layer().whole:
         return frozenset({term})
     # a generic concept inside the term ("pain" in "pain_control") never stands for it
     read = frozenset(k for k in terms(term) if k == term or not is_generic(k)) or frozenset({term.lower()})
