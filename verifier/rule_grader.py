@@ -361,7 +361,7 @@ def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
             # a question and the one before it in the same turn ask about one thing together: a follow-up that points
             # back ("Any pain in her legs? Does it wake her at night?"), one that names nothing of its own ("How long
             # does he stop breathing? How often now?"), a pair ("Is he still drinking? Are his nappies wet?")
-            if _hits(keys | before, groups) >= check.min_groups:
+            if _hits(clinical.compose(keys | before), groups) >= check.min_groups:
                 return True, f"asked {question[:120]!r}"
             before = keys
     where = " before the diagnosis" if end is not None else ""
@@ -380,7 +380,7 @@ def _looks_for(check: LooksFor, transcript: _Transcript) -> tuple[bool, str]:
     groups = _group_keys(check.groups)
     for turn in transcript.assistant:
         for raw in _SENTENCE_RE.findall(turn):
-            keys = clinical.asked(raw)
+            keys = clinical.compose(clinical.asked(raw))
             if _hits(keys, groups) >= check.min_groups or keys & set(check.tests):
                 return True, f"looks for it: {raw.strip()[:120]!r}"
     return False, f"neither asks about, names nor examines for {[g[0] for g in check.groups]}"
@@ -461,6 +461,29 @@ def _order_readings(name: str) -> list[str]:
     return readings
 
 
+# Words that share the noun after them when joined by "and": "MRI cervical and thoracic spine", "AP and lateral views",
+# "CT with and without contrast" are one study, not two.
+_SHARED_HEAD_RE = re.compile(
+    r"\b(?:cervical|thoracic|lumbar|sacral|left|right|upper|lower|anterior|posterior|proximal|distal|medial|lateral|ap|"
+    r"pa|oblique|flexion|extension|inspiratory|expiratory|w/|with)\s+and\s+(?=(?:cervical|thoracic|lumbar|sacral|left|"
+    r"right|upper|lower|anterior|posterior|proximal|distal|medial|lateral|ap|pa|oblique|flexion|extension|inspiratory|"
+    r"expiratory|w/o|without)\b)", re.IGNORECASE)
+
+
+def _order_parts(order: str, indicated: list[str]) -> list[str]:
+    """The tests one order line names, split at "and" outside brackets ("MRI of the whole spine (cervical and
+    thoracic) and craniocervical junction") and outside a shared head ("MRI cervical and thoracic spine"). A long
+    order whose study the case holds is read up to its purpose, as it is credited (``_order_readings``): "Skin biopsy
+    from the ulcer edge for histology and culture" is the biopsy, and how its sample is sent."""
+    if len(order.split()) > MAX_ORDER_WORDS:
+        head = _PURPOSE_RE.split(order, maxsplit=1)[0].strip()
+        if head != order and clinical.resolve(_ASIDE_RE.sub(" ", head), indicated).labels:
+            order = head
+    joined = _SHARED_HEAD_RE.sub(lambda m: m.group(0).replace(" and ", " & ").replace(" AND ", " & "), order)
+    joined = _ASIDE_RE.sub(lambda m: re.sub(r"\s+(?:and|plus|with)\s+", " & ", m.group(0), flags=re.IGNORECASE), joined)
+    return [part.replace(" & ", " and ") for part in clinical.carry_method(_AND_RE.split(joined))]
+
+
 def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[int, list[str]]:
     """How many distinct tests were ordered (examinations left out; indicated orders counted by the results
     they name, so "FBC, CBC, full blood count" is one test) and the tests matching no indicated name (the parts of
@@ -473,7 +496,7 @@ def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[in
             continue
         whole = clinical.resolve(order, check.indicated).labels
         split_up = not whole or len(order.split()) > MAX_ORDER_WORDS  # a list, or a name the case does not hold
-        parts = clinical.carry_method(_AND_RE.split(order)) if split_up else [order]
+        parts = _order_parts(order, check.indicated) if split_up else [order]
         for name in parts:
             if name.lower() in seen:
                 continue
