@@ -231,6 +231,8 @@ def main() -> None:
     parser.add_argument("--grpo-steps", type=int, default=None, help="multi-turn GRPO steps (default 30)")
     parser.add_argument("--grpo-beta", type=float, default=None,
                         help="the KL coefficient of the multi-turn GRPO stage (default: multiturn.yaml's)")
+    parser.add_argument("--grpo-bf16", action=argparse.BooleanOptionalAction, default=None,
+                        help="the multi-turn GRPO stage's loss under bfloat16 autocast (default: multiturn.yaml's)")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--out", type=Path, default=None, help="keep the run here (default: a temporary folder)")
     parser.add_argument("--reuse", action="store_true",
@@ -298,7 +300,10 @@ def main() -> None:
             multi = multi.model_copy(update={"data": multi.data.model_copy(update=grpo_data)})
             if args.grpo_beta is not None:
                 multi = multi.model_copy(update={"trainer": {**multi.trainer, "beta": args.grpo_beta}})
+            if args.grpo_bf16 is not None:
+                multi = multi.model_copy(update={"trainer": {**multi.trainer, "bf16": args.grpo_bf16}})
             figures["grpo_beta"] = float(multi.trainer.get("beta", 0.0))
+            figures["grpo_bf16"] = bool(multi.trainer.get("bf16", False))
             figures["grpo"], models["sft_grpo"] = grpo_arm(multi, out / "multiturn", sft_final, steps, args.reuse)
             if args.arpo:  # the same stage with ARPO branching, until it has generated what plain GRPO did
                 budget = figures["grpo"]["generated_tokens"]
