@@ -479,8 +479,10 @@ def _order_parts(order: str, indicated: list[str]) -> list[str]:
         head = _PURPOSE_RE.split(order, maxsplit=1)[0].strip()
         if head != order and clinical.resolve(_ASIDE_RE.sub(" ", head), indicated).labels:
             order = head
-    joined = _SHARED_HEAD_RE.sub(lambda m: m.group(0).replace(" and ", " & ").replace(" AND ", " & "), order)
-    joined = _ASIDE_RE.sub(lambda m: re.sub(r"\s+(?:and|plus|with)\s+", " & ", m.group(0), flags=re.IGNORECASE), joined)
+    def keep(match: re.Match[str]) -> str:  # "and" that joins nothing to split
+        return re.sub(r"\s+(?:and|plus|with)\s+", " & ", match.group(0), flags=re.IGNORECASE)
+
+    joined = _ASIDE_RE.sub(keep, _SHARED_HEAD_RE.sub(keep, order))
     return [part.replace(" & ", " and ") for part in clinical.carry_method(_AND_RE.split(joined))]
 
 
