@@ -12,9 +12,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from torch.optim.lr_scheduler import LambdaLR
 from transformers import TrainerCallback
 from trl import GRPOTrainer
 
@@ -47,6 +49,21 @@ logger = logging.getLogger(__name__)
 STEP_TIMES = ("rollout", "reward", "scoring", "forward_backward", "optimizer")
 
 
+def budget_schedule(rollout: Any, budget: int) -> Callable[[int], float]:
+    """The learning-rate factor of a stage that ends at a generated-token budget: the share of the budget left.
+    A linear schedule over ``max_steps`` would leave an arm that spends its budget in fewer steps than allowed (ARPO's
+    branches) at a higher rate than one that runs them all; over the budget, both decay to zero as they finish."""
+    return lambda _step: max(0.0, 1.0 - rollout.generated_tokens / budget)
+
+
+def budget_scheduler(args: Any, lr_budget: tuple[Any, int] | None, optimizer: Any, steps: int) -> LambdaLR | None:
+    """The scheduler of a stage with a token budget (``lr_budget``: its rollout and the budget) where the schedule is
+    plain linear decay; None where the trainer's own applies (no budget, another schedule, a warm-up)."""
+    if lr_budget is None or args.lr_scheduler_type != "linear" or args.get_warmup_steps(steps):
+        return None
+    return LambdaLR(optimizer, budget_schedule(*lr_budget))
+
+
 class MedGRPOTrainer(GRPOTrainer):
     """TRL's ``GRPOTrainer``; its ``transformers`` generation runs on prepacked weights on a CPU, and each
     step's time is split into ``time/<part>_s`` (``STEP_TIMES``) in the logs.
@@ -61,6 +78,16 @@ class MedGRPOTrainer(GRPOTrainer):
         self.add_callback(_OptimizerClock(self))
         if self.rollout_func is not None:
             self.rollout_func = _timed(self.rollout_func, self, "rollout")
+
+    # (rollout, tokens): a stage that ends at a token budget decays its learning rate with the budget spent
+    lr_budget: tuple[Any, int] | None = None
+
+    def create_scheduler(self, num_training_steps: int, optimizer: Any = None) -> Any:
+        if self.lr_scheduler is None and (
+                scheduler := budget_scheduler(self.args, self.lr_budget, optimizer or self.optimizer, num_training_steps)):
+            self.lr_scheduler = scheduler
+            self._created_lr_scheduler = True
+        return super().create_scheduler(num_training_steps, optimizer)
 
     def _add_time(self, part: str, seconds: float) -> None:
         self._times[part] += seconds
@@ -247,7 +274,7 @@ def build_trainer(
     if not rows:
         raise StageConfigError(f"stage {config.stage}: no training items (check data.train / data.cases)")
     reward_fn = with_length_penalty(reward, args.num_generations or 1, config.length_penalty)
-    return MedGRPOTrainer(
+    trainer = MedGRPOTrainer(
         model=loaded.model,
         reward_funcs=[reward_fn],
         args=args,
@@ -256,6 +283,9 @@ def build_trainer(
         rollout_func=rollout_func,
         callbacks=callbacks,
     )
+    if rollout_func is not None and config.rollout.token_budget is not None:
+        trainer.lr_budget = (rollout_func, config.rollout.token_budget)
+    return trainer
 
 
 def build_stage_grader(config: StageConfig) -> Grader:

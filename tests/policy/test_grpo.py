@@ -253,6 +253,34 @@ def test_multiturn_stage_stops_at_its_token_budget(local_client, tmp_path) -> No
     assert len(generated) == 1 and generated[0] >= 4  # four episodes, each at least one doctor token
 
 
+@pytest.mark.parametrize(("budget", "schedule", "warmup", "after"), [
+    (1000, "linear", 0, 0.75),  # a quarter of the budget spent after one step: three quarters of the rate
+    (None, "linear", 0, None),  # no budget: the trainer's linear schedule over max_steps
+    (1000, "linear", 5, None),  # a warm-up keeps the trainer's schedule
+    (1000, "cosine", 0, None),
+])
+def test_a_token_budget_decays_the_learning_rate_with_the_budget_spent(budget, schedule, warmup, after) -> None:
+    """An ARPO arm that spends its budget in fewer steps than max_steps allows ends at a rate of 0, as the plain arm
+    does at its last step, not at the rate a linear schedule over max_steps would leave it."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from policy.grpo import budget_scheduler
+
+    rollout = SimpleNamespace(generated_tokens=0)
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    args = SimpleNamespace(lr_scheduler_type=schedule, get_warmup_steps=lambda steps: warmup)
+    scheduler = budget_scheduler(args, (rollout, budget) if budget else None, optimizer, 30)
+    if after is None:
+        assert scheduler is None
+        return
+    rollout.generated_tokens = 250
+    optimizer.step()
+    scheduler.step()
+    assert optimizer.param_groups[0]["lr"] == pytest.approx(after)
+
+
 def _toy_rule_items(path: Path, cases: int, per_case: int) -> Path:
     rows = [
         {"id": f"c{c}:q{i}", "case_id": f"case{c}", "kind": "diagnosis_mcq", "split": "train", "letter": "A",
