@@ -49,9 +49,10 @@ BODY = frozenset(
     back neck joint joints muscle muscles bone bones blood throat ear ears eye eyes leg legs arm arms
     womb pelvic pelvis""".split()
 )
+# "not" that rules out; "not excluding X", "not sure" keep X in play (a hedge)
+_RULES_OUT_NOT = r"not(?!\s+(?:excluding|excluded|yet|ruled|sure|certain|clear|definite))"
 _NEGATION = re.compile(
-    # "not excluding X" keeps X as a rival: a hedge
-    r"^\s*(?:not(?!\s+(?:excluding|excluded|yet|ruled|sure|certain|clear|definite))|no|without|excluding|exclude|"
+    rf"^\s*(?:{_RULES_OUT_NOT}|no|without|excluding|exclude|"
     r"excluded|ruling out|rule out|ruled out|unlikely|less likely|"
     r"rather than|instead of|vs\.?|versus|differential|ddx|other possibilities|also considered|considered)\b",
     re.IGNORECASE,
@@ -66,18 +67,18 @@ _QUALIFIER = re.compile(
 _ASIDE = re.compile(r"\([^()]*\)")
 # A bracketed aside that hedges: "Migraine (not excluding a bleed)", "Migraine (or tension headache)". A likely
 # subtype is not a rival: "Lung cancer (probable small cell carcinoma)".
-_HEDGED_ASIDE = re.compile(r"\(\s*(?:\?|or\b|vs\b\.?|versus\b|not\s+(?:excluding|excluded|yet\s+excluded|ruled\s+out)\b|"
+_HEDGED_ASIDE = re.compile(r"\(\s*(?:or\b|vs\b\.?|versus\b|not\s+(?:excluding|excluded|yet\s+excluded|ruled\s+out)\b|"
                            r"(?:cannot|can't|can\s+not)\s+(?:rule\s+out|exclude)\b)", re.IGNORECASE)
 # A bracketed aside that rules conditions out: "Normal adolescent behavior (no MDD, anxiety d/o, or ADHD)". A hedge
 # keeps its rival ("(not excluding PE)", "(or tension headache)").
 _EXCLUDED_ASIDE = re.compile(
-    r"\(\s*(?:no|not(?!\s+(?:excluding|excluded|yet|ruled|sure|certain|clear|definite))|without|excluding|"
+    rf"\(\s*(?:no|{_RULES_OUT_NOT}|without|excluding|"
     r"ruled\s+out|rather\s+than|instead\s+of)\b[^()]*\)", re.IGNORECASE)
 # What the statement rules out, after a break: "Normal adolescent behaviour, with no ADHD, depression or anxiety
 # disorder", "Tension headache - not migraine". A hedge keeps its rival ("not excluding PE", "cannot rule out").
 _EXCLUSION = re.compile(
     r"(?:[,;:]|\s[-–—])\s*(?:with\s+no|without|and\s+no|but\s+no|no\s+(?:evidence|features|signs)\s+of|"
-    r"not(?!\s+(?:excluding|excluded|yet|ruled|sure|certain|clear|definite))|no|rather\s+than|instead\s+of)\b",
+    rf"{_RULES_OUT_NOT}|no|rather\s+than|instead\s+of)\b",
     re.IGNORECASE,
 )
 # Clinical shorthand with a slash is one word, not a list: "Dumping syndrome s/p sleeve gastrectomy", "L4/5".

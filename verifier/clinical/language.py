@@ -48,11 +48,12 @@ def topics(text: str, *, item: bool = False) -> list[tuple[str, ...]]:
         spans.setdefault((begin, end), []).append(key)
         covered[begin:end] = [True] * (end - begin)
     for (begin, end), keys in spans.items():
-        # a phrase inside a generic one is not what it talks about: "relative to meals" names no relatives; nor is
-        # one inside a concept asked about only as a whole: "prosthetic joint" is not any joint
-        if item and set(keys) & layer.whole:  # nor the concepts it is within: "Any operations?" is not the question
+        # an item about a concept asked about only as a whole is that concept alone: not the phrases inside it
+        # ("Other joints?" is not about a prosthetic joint) nor the concepts it is within ("Any operations?")
+        if item and set(keys) & layer.whole:
             groups.append(tuple(dict.fromkeys(k for k in keys if k in layer.whole)))
             continue
+        # a phrase inside a generic one is not what it talks about: "relative to meals" names no relatives
         inner = [] if all(k in layer.generic for k in keys) else [
             k for b, e, k in matches if begin <= b and e <= end and k not in keys]
         groups.append(tuple(dict.fromkeys([*keys, *inner])))
