@@ -217,6 +217,10 @@ def _fixed(turns: Turns) -> Callable[[Case], Turns]:
     return lambda _case: list(turns)
 
 
+STUFFED_RECAP = ("pain, fever, cough, vomiting, diarrhoea, a rash, headaches, dizziness, weakness, numbness, swelling, "
+                 "weight loss, breathlessness, chest pain, tummy pain, back pain, burning when you pee, blood in the "
+                 "urine, bleeding, tiredness, night sweats, palpitations, fainting, confusion, low mood, joint pain, "
+                 "a sore throat, a runny nose, itching and sickness")
 STUFFED_TURN = (f"{EMPATHY} " + " ".join(GENERIC_QUESTIONS) + " Tests to consider: " + ", ".join(COMMON_TESTS)
                 + f". {STUFFED_PLAN}")
 
@@ -254,6 +258,11 @@ EXPLOITS: list[ScriptedDoctor] = [
     ScriptedDoctor("barrage_eight_a_turn", "question_barrage", "24 generic questions eight a turn (the most a "
                    "focused turn may ask), a fixed guess and a stuffed plan",
                    _fixed([*_pairs(GENERIC_QUESTIONS, 8), _final("Migraine")]), True),
+    # a recap the patient never gave, then a question that points back at it: the recap is not a question
+    ScriptedDoctor("stuffed_recap", "keyword_stuffing", "'You mentioned ...' and 30 common symptoms, then 'When did "
+                   "it start? Has it changed?', a fixed guess and a stuffed plan",
+                   _fixed([f"You mentioned {STUFFED_RECAP}. When did it start? Has it changed?",
+                           f"So {STUFFED_RECAP}. How bad is it?", _final("Migraine")]), True),
     ScriptedDoctor("generic_twenty", "question_barrage", "20 generic questions two a turn (under the barrage "
                    "limit), a fixed guess and a stuffed plan",
                    _fixed([*_generic_process(count=20), _final("Migraine")]), True),

@@ -90,11 +90,20 @@ MEDICINES = frozenset({
 # Record topics a question is answered from when it names their concept: the topic's own facts, and every
 # other fact that names the same thing (a medicine in the story, an allergy in the history).
 _RECORD_CONCEPTS: dict[str, Topic] = {"allergies": "allergies", **{c: "medications" for c in MEDICINES}}
-# A question about past illnesses ("have you had kidney stones before?") that names one the case never
-# mentions is answered by the history's blanket negative ("No previous illnesses").
+# A question about past illnesses ("have you had kidney stones before?", "any heart trouble or diabetes?") that
+# names one the case never mentions is answered by the history's blanket negative ("No previous illnesses"), or by
+# its "otherwise healthy" with the one thing it lists ("The patient is otherwise healthy with only eczema").
 _NEGATIVE_RE = re.compile(r"^\s*(?:no|not|none|nothing|never|denies|otherwise healthy|previously (?:fit|healthy))\b",
                           re.IGNORECASE)
+_HEALTHY_RE = re.compile(r"^\s*(?:(?:the patient|he|she|they) (?:is|are|was|were|has been|have been) )?"
+                         r"(?:otherwise|previously) (?:healthy|fit|well)\b", re.IGNORECASE)
 _PAST_KEYS = frozenset({"past_history", "intent:previous"})
+# A blanket negative about a body system: "Denies ... any respiratory, gastrointestinal or urinary symptoms".
+_DENIES_SYSTEM_RE = re.compile(r"\b(?:denies|no|not|without|negative for)\b[^.;]*\b(?:symptoms?|problems?|complaints?)\b",
+                               re.IGNORECASE)
+# "Does your jaw ache when you chew?" where the record names no jaw: its "no pain elsewhere in the body" answers it.
+_NO_PAIN_ELSEWHERE_RE = re.compile(r"\bno (?:other )?(?:pains?|aches?)(?: or \w+)? (?:elsewhere|anywhere else)\b"
+                                   r"|\bno other (?:pains?|aches)\b", re.IGNORECASE)
 # "Allergic to any antibiotics?": the medicine named is what the allergy is to, not a medicine taken.
 _ALLERGIC_TO_RE = re.compile(r"\ballerg\w*\s+(?:to|with|from)\b[^,;.?!]*?(?=,|;|\band\b|\bor\b|[.?!]|$)",
                              re.IGNORECASE)
@@ -302,19 +311,29 @@ class FactIndex:
         joints?" by the hips and knees of the story)."""
         return [group for group in _things(question) if not (_specific(group) | _site_parts(group)) & self._named]
 
-    def _answers_anyway(self, i: int, intents: set[str], missing: list[tuple[str, ...]]) -> bool:
+    def _answers_anyway(self, i: int, intents: set[str], missing: list[tuple[str, ...]], pain: bool = False) -> bool:
         """Whether fact ``i`` answers a question that names something no fact mentions: a question about a
         feature of the complaint at a place the case does not name ("tearing, through to your back?") is
         answered by the story's own site, spread or character ("crushing, spreading to the left arm"); one
-        about a past illness the case does not name, by the history's blanket negative."""
+        about a past illness the case does not name, by the history's blanket negative; one about pain at a place the
+        case does not name, by its "no pain elsewhere"."""
         fact = self.facts[i]
+        if pain and _NO_PAIN_ELSEWHERE_RE.search(fact.text) and all(any(_place((k,)) for k in g) for g in missing):
+            return True
+        if missing and _DENIES_SYSTEM_RE.search(fact.text):  # "Denies any respiratory symptoms" answers "Breathless?"
+            covered = frozenset().union(*map(clinical.system_symptoms, self._terms[i]))
+            if covered and all(set(group) & covered for group in missing):
+                return True
         if (intents - _FEATURES) & self._answers[i]:  # an intent that names its own subject ("pregnant?")
             return True
         if (intents - {"intent:previous", "intent:associated"}) & self._answers[i] and fact.topic in _STORY_TOPICS \
                 and all(_place(group) for group in missing):
             return True
-        past = bool(_PAST_KEYS & intents) or any("past_history" in group for group in missing)
-        return past and fact.topic == "history" and bool(_NEGATIVE_RE.match(fact.text)) \
+        past = bool(_PAST_KEYS & intents) or any("past_history" in group or any(map(clinical.is_condition, group))
+                                                 for group in missing)
+        if not past or fact.topic != "history":
+            return False
+        return bool(_HEALTHY_RE.match(fact.text)) or bool(_NEGATIVE_RE.match(fact.text)) \
             and not (set(_layer_keys(fact.text)) - _PAST_KEYS - {"surgery", "hospital_admission"})
 
     def select(self, question: str, revealed: set[str] | None = None) -> list[Fact]:
@@ -356,11 +375,23 @@ class FactIndex:
         longer question about something else."""
         if all(g[0].startswith(clinical.INTENT) or _generic(g) for g in clinical.topics(question)):
             return True
-        return len(tx.tokens(question)) <= (2 if self._context else 1) and not self._missing(question)
+        if len(tx.tokens(question)) > (2 if self._context else 1):
+            return False
+        missing = self._missing(question)
+        if not missing:
+            return True
+        # "Dysuria? Blood?": a word or two that name only a place or a fluid, and with the last question name what the
+        # record names (haematuria); "Cough? Blood?" where the record has no haemoptysis is not answered from the cough
+        if not self._context or not all(_place(group) for group in missing):
+            return False
+        read = frozenset(clinical.terms(f"{self._context} {question}"))
+        return bool((clinical.compose(read) - read) & self._named)
 
     def _select(self, question: str, revealed: set[str]) -> list[Fact] | None:
         """The facts the words of ``question`` find, or None."""
         keys = _layer_keys(question)
+        # what the question names by its parts: "Dysuria? Blood?" read together asks about haematuria
+        keys += sorted(clinical.compose(frozenset(clinical.terms(question))) - set(clinical.terms(question)))
         intents = clinical.intents(question)
         asked = [t for t in tx.tokens(question) if t not in _QUERY_GLUE]
         # for a thing no fact names, the concepts inside it ("dark pee" is also about the waterworks) and a
@@ -374,6 +405,7 @@ class FactIndex:
         # The question names something clinical that no fact mentions ("any chest pain?" with no chest in the
         # case): a fact that shares only a generic word with it ("pain") does not answer it.
         missing = self._missing(question)
+        pain = any("pain" in group for group in clinical.topics(question))
         specific = {t for t in query if t not in _GENERIC_QUERY}
         allowed = self._allowed(question, query, keys)
         scored: list[tuple[float, int]] = []
@@ -383,7 +415,7 @@ class FactIndex:
                 if allowed is not None and i not in allowed:
                     continue
                 if missing and allowed is None and not specific & self._own[i] \
-                        and not self._answers_anyway(i, set(intents), missing):
+                        and not self._answers_anyway(i, set(intents), missing, pain):
                     continue
                 # Prefer what has not been said yet, so follow-up questions move the story on.
                 weight = 0.8 if self.facts[i].text in revealed else 1.0
@@ -397,6 +429,12 @@ class FactIndex:
         # "PMH?", "FHx?": a record topic asked by name alone is answered by that topic's facts
         topics = {_TOPIC_CONCEPT[k] for k in keys if k in _TOPIC_CONCEPT}
         told = [f for f in self.facts if f.topic in topics]
+        # "Any diabetes?" where the record names none: the history's blanket negative, if it has one; "Breathless?" where
+        # it names no breathing: its "denies any respiratory symptoms"
+        if not told and missing and "family_history" not in keys:  # the family's illnesses are not the patient's
+            past = {"intent:previous"} if any(map(clinical.is_condition, (k for g in missing for k in g))) else set()
+            told = [f for i, f in enumerate(self.facts)
+                    if (allowed is None or i in allowed) and self._answers_anyway(i, past, missing)]
         return told[: self.max_facts] or None
 
 

@@ -109,6 +109,10 @@ _EMPATHY_TERMS = [
     "poor you", "coping with a lot", "been through a lot",
     "not a sign of weakness", "must have been", "must have given you", "must have felt", "a fright", "a worry",
     "put up with", "fed up", "not alone",
+    # "This is a chronic, frustrating condition", "a lot of news at once", "tonight has been really rough", "Exam
+    # stress is really hard", "you've done the right thing bringing him in", "I get how wiped out you feel"
+    "frustrating", "lot of news", "really rough", "been rough", "really hard", "done the right thing", "i get how",
+    "wearing you down", "wears you down",
     # the pain seen and owned: "Ouch, that looks very sore", "That looks really painful", "Poor lad"
     "ouch", "that looks sore", "that looks very sore", "that looks really sore", "that looks so sore", "that looks painful",
     "that looks very painful", "that looks really painful", "that looks so painful", "that looks uncomfortable",
@@ -129,7 +133,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|rtc|"
            r"escalat\w*|rted|attend|re-?present|present|pop (?:straight |right )?(?:down|over|back|in)|"
            r"(?:call|ring|phone|dial) (?:an )?ambulance|(?:call|ring|phone|dial) triple zero|"  # "escalate at once for ..."
-           r"(?:call|ring|phone|dial|contact|see) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
+           r"(?:call|ring|phone|dial|contact|see|calling|ringing|phoning|dialling|dialing) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
            r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours)|your (?:gp|doctor|midwife|team)|a doctor|"
            r"someone)|seek (?:\w+ ){0,2}(?:help|care|advice|attention|review)|get (?:\w+ )?(?:help|care|seen|checked|advice)|"
            r"get in touch|be seen|(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone)|"
@@ -148,7 +152,8 @@ _NET_EMERGENCY = r"911|999|988|112|000|an ambulance|emergency services|(?:the )?
 _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately |eye )*(?:a&e|ed|er|emerg|999|911|988|"
                  r"112|111|000|emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|escalate|"
                  r"same[- ]day|urgent\w*|"
-                 r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty)"
+                 r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty|"
+                 r"(?:the )?crisis (?:line|team)|samaritans)"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112|"
                  r"nurses?|doctor|gp|help)"
                  r"|get in touch)\b")
@@ -181,8 +186,10 @@ _SAFETY_NET_RE = (
     r"|\bthat'?s (?:an? )?(?:a&e|ed|er|999|911|000)\b"
     rf"|\?\s+then\b{_IN_SENTENCE}{{0,60}}\b(?:{_NET_ACTION})\b"
     rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY})|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
-    rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) (?:help|care|"
-    rf"attention|advice|review))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
+    rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) "
+    rf"(?:medical )?(?:help|care|attention|advice|review)"
+    # told, not done: "Get urgent help for chest pain" opens its sentence ("we will get urgent help for ..." does not)
+    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
     rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate)\b{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
     # and with its condition: "999 if breathless, chest pain, coughing blood", "ED/911 right away for SOB"
@@ -198,7 +205,7 @@ _SAFETY_NET_RE = (
     # "Urgent: chest pain, fainting, breathless at rest", "Same-day review: pale stools, dark urine, ..."
     rf"|\b(?:urgent(?:ly)?|same[- ]day (?:review|check|appointment|assessment|visit))\s*:\s*{_IN_SENTENCE}{{3,120}},"
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
-    r"|\b(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|nurses?|the team|someone|the doctors?)"
+    r"|\b(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? about (?:any|new|a|worsening|more)\b"
     r"| (?:immediately|straight away|right away|at once|urgently) about\b"
     r"| (?:immediately|straight away|right away|at once|urgently)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."

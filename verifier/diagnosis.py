@@ -410,13 +410,22 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     naming_parts = 0
     # conditions hidden in brackets ("Migraine (tension headache, cluster headache, sinusitis)") are a list too
     crowded_tail = len({c for aside in _ASIDE.findall(sentence) for c in _named(aside, lex) if c != "answer"}) > 1
+    # A first part the data does not know is a rival beside a later part, outside brackets, that names the answer,
+    # unless it shares a word with the answer's names: "Gastroparesis, dumping syndrome" lists two; "Pancreatic head
+    # adenocarcinoma, pending CT", "Lung tumour, Pancoast tumour" and "Tumour at the top of the lung (or Pancoast
+    # tumour)" name the answer in other words.
+    outside = [p for p in _LIST_SPLIT.split(_ASIDE.sub(" ", sentence)) if p.strip()]
+    answer_words = {w for phrase in dict(lex.names).get("answer", ()) for w in phrase.split()} - GENERIC - BODY
+    first_rival = any("answer" in _named(_split_qualifier(p)[0], lex) for p in outside[1:]) \
+        and not content(_split_qualifier(outside[0])[0]) & answer_words if outside else False
     for index, part in enumerate(kept):
         head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
         if index and ids == ["answer"] and _presentation_only(head):
             continue  # what the answer brought about, not a second diagnosis: "Late dumping syndrome - hypoglycaemia"
         found = sorted(set(_named(head, lex)))
-        if index and not found and _condition_shaped(head) and not _gloss(part, lex):
-            found = ["unknown:" + " ".join(sorted(content(head)))]  # "BPPV, labyrinthitis": a rival the data lacks
+        if not found and (index or first_rival) and _condition_shaped(head) and not _gloss(part, lex):
+            # "BPPV, labyrinthitis", "Gastroparesis, dumping syndrome": a rival the data lacks
+            found = ["unknown:" + " ".join(sorted(content(head)))]
         naming_parts += bool(found)
         ids.extend(c for c in found if c not in ids)
         crowded_tail |= len(set(_named(tail, lex))) > 1  # "X with A, B and C" hides a list
@@ -457,11 +466,11 @@ _GLOSS = re.compile(r"\s*(?:an?|the)\s+(?:[\w-]+\s+){0,2}?(?:infection|inflammat
                     r"blockage|swelling|build-?up|clot|tear|narrowing|weakness|irritation|bleed)\s+"
                     r"(?:of|in|inside|within|around|affecting|on)\b", re.IGNORECASE)
 # A condition the data does not name still reads as one by its shape: a disease suffix or a disease noun.
-_CONDITION_SUFFIX = re.compile(r"(?:itis|osis|oma|omas|pathy|iasis|plasia|ectasis|ectasia|trophy|cele)$")
+_CONDITION_SUFFIX = re.compile(r"(?:itis|osis|oma|omas|pathy|iasis|plasia|ectasis|ectasia|trophy|cele|paresis|plegia)$")
 _CONDITION_NOUNS = frozenset("""disease syndrome disorder infarct infarction tumour tumor cancer carcinoma infection
     palsy ulcer abscess diverticulum intussusception stenosis atresia fracture torsion embolism embolus thrombosis
     haemorrhage hemorrhage aneurysm dissection malformation cyst polyp hernia obstruction volvulus malignancy
-    metastasis metastases leukaemia leukemia neuroma sarcoma""".split())
+    metastasis metastases leukaemia leukemia neuroma sarcoma leak""".split())
 
 
 def _gloss(part: str, lex: _Lexicon) -> bool:
@@ -477,8 +486,9 @@ def _condition_shaped(part: str) -> bool:
 
 
 def _presentation_only(part: str) -> bool:
-    """Whether ``part`` names a presentation and nothing else ("hypoglycaemia", "with seizures")."""
-    tokens = content(part) - GENERIC - BODY
+    """Whether ``part`` names a presentation and nothing else ("hypoglycaemia", "with seizures"), or what it
+    followed ("hypoglycaemia post sleeve gastrectomy")."""
+    tokens = content(re.split(r"\s+post\s", part, maxsplit=1)[0]) - GENERIC - BODY
     return bool(tokens) and tokens <= _PRESENTATIONS
 
 

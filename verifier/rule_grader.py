@@ -348,6 +348,17 @@ def _hits(keys: frozenset[str], groups: list[frozenset[str]]) -> int:
     return sum(1 for group in groups if keys & group)
 
 
+_WITH_RE = re.compile(r"\b(?:with|w/)", re.IGNORECASE)
+_POINTS_BACK_RE = re.compile(r"\b(?:it|its|they|them|these|those|this|that|either|both|each)\b", re.IGNORECASE)
+
+
+def _points_back(question: str, keys: frozenset[str], told: frozenset[str]) -> bool:
+    """Whether ``question`` is about what was ``told`` just before it: a pronoun ("When did it start?"), nothing of
+    its own beyond how it asks ("How long?"), or only what was told ("... N/V after eating. How long after meals?")."""
+    own = {k for k in keys if clinical.is_key(k) and not k.startswith(clinical.INTENT) and not clinical.is_generic(k)}
+    return bool(_POINTS_BACK_RE.search(question)) or own <= told
+
+
 def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
     end = transcript.diagnosis_turn() if check.before_diagnosis else None
     limit = len(transcript.assistant) if end is None else end
@@ -356,14 +367,24 @@ def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
         if len(asked) > check.max_questions or len(turn.split()) > check.max_words:
             continue
         before: frozenset[str] = frozenset()
-        for question in asked:
-            keys = clinical.asked(question)
+        told: frozenset[str] = frozenset()  # what the sentence just before said, when it was not a question
+        for sentence in (raw.strip() for raw in _SENTENCE_RE.findall(turn)):
+            if sentence not in asked:
+                # what it tells, not how ("Sx since Monday." does not ask the onset), nor what came with it: in
+                # "So sudden vertigo with N/V. Did it start as you lay down?" the question is about the vertigo
+                told = frozenset(k for k in clinical.asked(_WITH_RE.split(sentence, maxsplit=1)[0])
+                                 if not k.startswith(clinical.INTENT))
+                continue
+            keys = clinical.asked(sentence)
             # a question and the one before it in the same turn ask about one thing together: a follow-up that points
             # back ("Any pain in her legs? Does it wake her at night?"), one that names nothing of its own ("How long
-            # does he stop breathing? How often now?"), a pair ("Is he still drinking? Are his nappies wet?")
-            if _hits(clinical.compose(keys | before), groups) >= check.min_groups:
-                return True, f"asked {question[:120]!r}"
-            before = keys
+            # does he stop breathing? How often now?"), a pair ("Is he still drinking? Are his nappies wet?"); and a
+            # question that points back to what the doctor has just recapped ("You said she had runny poo and was
+            # sick after eating. How soon after food does it come on?")
+            context = before | (told if _points_back(sentence, keys, told) else frozenset())
+            if _hits(clinical.compose(keys | context), groups) >= check.min_groups:
+                return True, f"asked {sentence[:120]!r}"
+            before, told = keys, frozenset()
     where = " before the diagnosis" if end is not None else ""
     return False, (f"no question about {[g[0] for g in check.groups]}{where} in a turn of at most "
                    f"{check.max_questions} questions and {check.max_words} words")

@@ -131,6 +131,8 @@ class _Concept(BaseModel):
     whole: bool = False
     # a question that names it by its parts, each list all together ("Cough, blood?" asks about haemoptysis)
     made_of: list[list[str]] = Field(default_factory=list)
+    # a long-standing illness one asks about in the past history ("Any diabetes?"): "otherwise healthy" answers it
+    condition: bool = False
 
 
 class _Intent(BaseModel):
@@ -149,6 +151,9 @@ class LanguageData(BaseModel):
     concepts: list[_Concept]
     intents: list[_Intent]
     generic: list[str] = Field(default_factory=list)  # concept ids too broad to tell one question from another
+    # a body system (a site key) -> the symptoms a blanket negative about it answers ("Denies any respiratory
+    # symptoms" answers "Breathless?"); read by the patient only
+    systems: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> LanguageData:
@@ -159,6 +164,9 @@ class LanguageData(BaseModel):
         unknown = sorted(set(self.generic) - {c.id for c in self.concepts})
         if unknown:
             raise ValueError(f"generic: unknown concept ids {unknown}")
+        unknown = sorted({k for keys in self.systems.values() for k in keys} - {c.id for c in self.concepts})
+        if unknown:
+            raise ValueError(f"systems: unknown concept ids {unknown}")
         return self
 
 
@@ -229,6 +237,8 @@ class _Layer:
     generic: frozenset[str]
     signs: frozenset[str]
     whole: frozenset[str]
+    conditions: frozenset[str]
+    systems: dict[str, frozenset[str]]  # body system (site key) -> the symptoms a blanket negative about it answers
     made_of: tuple[tuple[str, tuple[frozenset[str], ...]], ...]
     found_by: dict[str, tuple[str, ...]]
     names: dict[str, str]  # key -> its first name, for labels
@@ -313,8 +323,13 @@ def _layer() -> _Layer:
     unknown = sorted({k for keys in found_by.values() for k in keys if k not in names})
     if unknown:
         raise ValueError(f"{LANGUAGE_FILE}: found_by names unknown tests or sites {unknown}")
+    unknown = sorted(k for k in language.systems if k not in names)
+    if unknown:
+        raise ValueError(f"{LANGUAGE_FILE}: systems names unknown sites {unknown}")
     return _Layer(phrases=phrases, order_phrases=order_phrases, placed_as=placed_as, stems=stems, parts=parts, members=members, routine=routine, intents=intents,
                   generic=frozenset(language.generic), signs=signs, whole=frozenset(c.id for c in language.concepts if c.whole),
+                  conditions=frozenset(c.id for c in language.concepts if c.condition),
+                  systems={site: frozenset(keys) for site, keys in language.systems.items()},
                   made_of=tuple((c.id, tuple(frozenset(parts) for parts in c.made_of if parts))
                                 for c in language.concepts if c.made_of),
                   found_by=found_by, names=names)

@@ -113,6 +113,17 @@ def is_generic(key: str) -> bool:
     return key in _layer().generic
 
 
+def is_condition(key: str) -> bool:
+    """A long-standing illness asked about in the past history ("Any diabetes?", "Heart trouble?")."""
+    return key in _layer().conditions
+
+
+def system_symptoms(key: str) -> frozenset[str]:
+    """The symptoms a blanket negative about body system ``key`` answers (``site:chest``: breathlessness, cough,
+    ...); empty for any other key."""
+    return _layer().systems.get(key, frozenset())
+
+
 def is_sign(text: str) -> bool:
     """Whether ``text`` (a red flag) names a sign that is looked for rather than asked about, or a
     measurement ("pH under 7.1", "raised lactate")."""
