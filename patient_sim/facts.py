@@ -280,6 +280,10 @@ class FactIndex:
         # every key and stem a fact names, nested ones too, and the record concept of its topic
         self._terms = [set(clinical.terms(f.text)) | _topic_concepts(f) for f in facts]
         self._named = set().union(*self._terms)
+        # a fact about pain and nothing else ("No pain", "Painless")
+        self._pain_only = [clinical.is_generic("pain") and "pain" in concepts
+                           and all(clinical.is_generic(k) for k in concepts)
+                           for concepts in (set(clinical.concepts(f.text)) for f in facts)]
         self._answers = [set(fact_answers(f)) for f in facts]
         topics = {f.topic for f in facts}
         self._gates = {token: topic for token, topic in _GATES.items() if topic in topics}
@@ -319,6 +323,9 @@ class FactIndex:
         case does not name, by its "no pain elsewhere"."""
         fact = self.facts[i]
         if pain and _NO_PAIN_ELSEWHERE_RE.search(fact.text) and all(any(_place((k,)) for k in g) for g in missing):
+            return True
+        # "Is it painful or itchy?" where the record says only "No pain": the part it answers
+        if pain and self._pain_only[i] and not any(_place((k,)) for g in missing for k in g):  # pain somewhere else
             return True
         if missing and _DENIES_SYSTEM_RE.search(fact.text):  # "Denies any respiratory symptoms" answers "Breathless?"
             covered = frozenset().union(*map(clinical.system_symptoms, self._terms[i]))

@@ -359,6 +359,34 @@ def _known_only(groups: list[list[str]]) -> list[list[str]]:
     return known or groups
 
 
+# An imported finding that names the answer to a question: "exacerbation during crying" is met by "Triggers?" as by
+# "Worse when he cries?", "itching also present on the left leg and right forearm" by "Anywhere else?" as by "Any on
+# your legs?". The question and its answer are one group; what else the finding names stays a group of its own.
+_TRIGGERED_RE = re.compile(r"\b(?:worse\w*|exacerbat\w*|aggravat\w*|triggered|brought on)\s+(?:\w+\s+)?"
+                           r"(?:with|during|on|when|after|while|by)\b", re.IGNORECASE)
+
+
+_WORSENING_RE = re.compile(r"\bwors(?:en|ens|ened|ening)\b", re.IGNORECASE)
+
+
+def _answered(text: str, groups: list[list[str]]) -> list[list[str]]:
+    intents = clinical.intents(text)
+    # "worsening vision over the past 3 weeks" is its course, not what sets it off: "Triggers?" does not ask it
+    if "intent:triggers" in intents and not _TRIGGERED_RE.search(text) \
+            and "intent:triggers" not in clinical.intents(_WORSENING_RE.sub(" ", text)):
+        groups = [g for g in groups if g != ["intent:triggers"]] or groups
+        intents = intents - {"intent:triggers"}
+    rest = [g for g in groups if not all(k.startswith(clinical.INTENT) for k in g)]
+    if "intent:elsewhere" in intents:
+        places = [g for g in rest if all(k.startswith(clinical.SITE) or clinical.is_key(clinical.SITE + k) for k in g)]
+        if places:
+            return [["intent:elsewhere", *dict.fromkeys(k for g in places for k in g)],
+                    *(g for g in rest if g not in places)]
+    if "intent:triggers" in intents and _TRIGGERED_RE.search(text) and len(rest) == 1:
+        return [["intent:triggers", *rest[0]]]
+    return groups
+
+
 def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, imported: bool = False) -> AsksAbout:
     groups = question_groups(text, shared) or question_keys(text)
     # what is left is only how it is asked ("pain associated with the mass", once the mass is shared with the case's
@@ -368,7 +396,7 @@ def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, i
         groups = [*groups, generic]
     groups = groups or [keywords(text)]
     if imported:
-        groups = _known_only(groups)
+        groups = _answered(text, _known_only(groups))
     return AsksAbout(groups=groups, min_groups=1 if len(groups) <= 2 else 2, before_diagnosis=before_diagnosis,
                      max_questions=MAX_PER_TURN)
 

@@ -61,7 +61,9 @@ _QUALIFIER = re.compile(
     r"\b(?:due to|secondary to|caused by|because of|from|following|after|associated with|complicated by|"
     r"triggered by|related to|linked to|in the setting of|on a background of|with|status post|"
     # what the condition causes, after it: "Late dumping syndrome after sleeve gastrectomy, causing hypoglycaemia"
-    r"causing|leading to|resulting in|presenting as|manifesting as|complicating|in the context of)\b",
+    r"causing|leading to|resulting in|presenting as|manifesting as|complicating|in the context of|"
+    # what it presses on: "Pancreatic adenocarcinoma (head of pancreas) blocking the bile duct"
+    r"blocking|obstructing|compressing)\b",
     re.IGNORECASE,
 )
 _ASIDE = re.compile(r"\([^()]*\)")
@@ -357,7 +359,18 @@ def _join_names(sentence: str, lex: _Lexicon) -> str:
         joined = sentence[: slash.start()] + " " + sentence[slash.end():]
         if any(begin < before < end for begin, end, _ in lex.spans(joined)):
             out = out[: slash.start()] + " " + out[slash.end():]
+        # two words of one description, neither a condition nor next to one: "FDP tendon rupture/avulsion at its
+        # insertion" ("Jersey finger/mallet finger" still lists two)
+        elif (_plain_word(sentence[: slash.start()].split()[-1], lex) and _plain_word(sentence[slash.end():].split()[0], lex)
+              and not any(end == before or begin == before for begin, end, _ in lex.spans(sentence))):
+            out = out[: slash.start()] + " " + out[slash.end():]
     return out
+
+
+def _plain_word(word: str, lex: _Lexicon) -> bool:
+    """A word that names no condition, alone or by its shape ("rupture", "avulsion"; not "TIA", "labyrinthitis")."""
+    word = word.strip(",;:()")
+    return bool(word) and not lex.spans(word) and not _condition_shaped(word) and not word.isupper()
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
-"""Round sixteen's questions to the template patient (data/natural/dev/*-r16.yaml, and round fifteen's leftovers; which
-ones the record answers was a clinician's call, made from the records alone): each finds the fact that answers it,
-and a question about something else, or about the family, finds nothing."""
+"""Rounds sixteen and seventeen's questions to the template patient (data/natural/dev/*-r16.yaml and *-r17.yaml, and
+round fifteen's leftovers; which ones the record answers was a clinician's call, made from the records alone): each
+finds the fact that answers it, and a question about something else, or about the family, finds nothing."""
 
 from __future__ import annotations
 
@@ -79,3 +79,28 @@ def test_blood_after_cough_is_not_answered_from_the_cough_when_the_record_is_sil
     # community-pneumonia (r15), terse: the record says nothing of haemoptysis
     case = _case(secondary_symptoms=["Cough with green phlegm"])
     assert _replies(case, "Cough?", "Blood?")[1] == []
+
+
+# ------------------------------------------------------------------ round seventeen (data/natural/dev/*-r17.yaml)
+@pytest.mark.parametrize(("question", "fact"), [
+    ("How much sun have you had, any bad sunburns?", "Enjoys walking and sunbathing"),  # agentclinic-0087
+    ("Sun exposure?", "Enjoys walking and sunbathing"),  # terse
+    ("Can you calm her down?", "Can be consoled by her parents"),  # agentclinic-0085, checklist
+    ("Constant or waxing and waning?", "The rash occasionally worsens but has not completely resolved"),  # 0047
+    ("Pain - where, waves, to groin?", "Discomfort in his right flank"),  # agentclinic-0041, terse
+])
+def test_round_seventeen_s_questions_find_their_fact(question: str, fact: str) -> None:
+    case = _case(secondary_symptoms=[fact, "Tired"])
+    assert fact in _replies(case, question)[0]
+
+
+@pytest.mark.parametrize("question", ["Is it painful or itchy?", "Pain or pruritus?"])  # agentclinic-0087
+def test_a_question_in_parts_is_answered_by_the_part_the_record_holds(question: str) -> None:
+    case = _case(secondary_symptoms=["A scaly plaque on the hand", "No pain"])
+    assert _replies(case, question) == [["No pain"]]
+
+
+def test_pain_at_a_place_the_record_lacks_is_not_answered_by_the_story_s_own_pain() -> None:
+    # agentclinic-0102: "Pain started while playing football" does not answer "Testicle pain?"
+    case = _case(secondary_symptoms=["Pain started while playing football", "Sudden-onset abdominal pain"])
+    assert "Pain started while playing football" not in _replies(case, "Testicle pain?")[0]
