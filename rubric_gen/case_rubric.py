@@ -124,7 +124,7 @@ _EMPATHY_TERMS = [
 # vomiting or worse pain: straight back to A&E."; "Stroke signs - call 911."; "Return sooner: blood, weight loss").
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|persists?|develop\w*|new|"
                r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
-               r"same[- ]day|(?:tell|alert) (?:us|me|staff|the "
+               r"same[- ]day|(?:tell|alert) (?:us|me|staff|the staff|the "
                r"nurses?|your nurse|a nurse|the team|someone)|emergency|urgent\w*|911|999|988|112|111|000|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
@@ -136,7 +136,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"(?:call|ring|phone|dial|contact|see|calling|ringing|phoning|dialling|dialing) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
            r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours)|your (?:gp|doctor|midwife|team)|a doctor|"
            r"someone)|seek (?:\w+ ){0,2}(?:help|care|advice|attention|review)|get (?:\w+ )?(?:help|care|seen|checked|advice)|"
-           r"get in touch|be seen|(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone)|"
+           r"get in touch|be seen|(?:tell|alert) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|the team|someone)|"
            r"shout for (?:us|help|a nurse|the nurse)|(?:urgent|emergency) (?:help|care|review|advice|assessment)|"
            r"press (?:the |your )?(?:buzzer|call bell|bell|call button)|"
            r"let (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?|a doctor) know|"
@@ -154,6 +154,7 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty|"
                  r"(?:the )?crisis (?:line|team)|samaritans)"
+                 r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away)"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112|"
                  r"nurses?|doctor|gp|help)"
                  r"|get in touch)\b")
@@ -205,8 +206,8 @@ _SAFETY_NET_RE = (
     # "Urgent: chest pain, fainting, breathless at rest", "Same-day review: pale stools, dark urine, ..."
     rf"|\b(?:urgent(?:ly)?|same[- ]day (?:review|check|appointment|assessment|visit))\s*:\s*{_IN_SENTENCE}{{3,120}},"
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
-    r"|\b(?:tell|alert) (?:us|me|staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
-    r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? about (?:any|new|a|worsening|more)\b"
+    r"|\b(?:tell|alert) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
+    r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? (?:about|to) (?:any|new|a|worsening|more)\b"
     r"| (?:immediately|straight away|right away|at once|urgently) about\b"
     r"| (?:immediately|straight away|right away|at once|urgently)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"

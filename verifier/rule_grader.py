@@ -73,6 +73,8 @@ _EMERGENCY_RE = re.compile(
     r"|(?:admit(?:ted|ting)?|admission)\s*[,:]?\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:(?:to|into)\s+)?"
     r"(?:the\s+|a\s+)?(?:step[- ]?down\s*/\s*)?(?:intensive\s+care|icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit"
     r"|coronary\s+care|ccu|step[- ]?down)"
+    # critical care called in now: "ICU consult for likely MICU admission", "the intensive care team is coming to see you"
+    r"|\b(?:icu|micu|sicu|itu|hdu|ccu|intensive\s+care|critical\s+care)\s+(?:admission|consult|referral|review|team|bed|outreach)\b"
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))\s*(?:plan\s*[:,-]\s*)?admit(?:ted)?\s*(?:[.!;\n]|$)"  # "Plan: admit."
     r"|(?<=\bnow, )admit(?:ted)?\s*(?:[.!;\n]|$)"  # "Plan: surgical referral now, admit."
     r"|(?:^|(?<=[.!?\n]))\s*plan\s*[:,-]\s*admit(?:ted|ting)?\b"  # "Plan: admit, O2, monitor."
@@ -240,7 +242,7 @@ def _mentions_any(text: str, terms: list[str]) -> str | None:
 # "Call 911 for chest pain" names the condition after "for": safety-netting, not a referral now. "Go to the ED
 # for antibiotics", "call an ambulance for her" name the care: a referral.
 CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibiotics|fluids|surgery|operation|assessment"
-              r"|review|monitoring|observation|admission|tests?|scans?|imaging|x-?rays?|ct|mri|bloods?|blood\s+tests?|iv"
+              r"|review|monitoring|observation|admission|tests?|scans?|imaging|x-?rays?|ct|mri|bloods?(?!\s+(?:in|from)\b)|blood\s+tests?|iv"
               r"|oxygen|drip|pain\s+relief|surgeons?|you|her|him|them|us|me|transport|ambulance|help|further|urgent"
               r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up"
               r"|injections?|jabs?|vaccines?|vaccinations?|dressings?|stitch(?:es)?|sutures?|removal|checks?|recheck|repeat"

@@ -1,6 +1,7 @@
-"""Round seventeen (data/natural/dev/*-r17.yaml, five new writers who saw the project's case records without their key
-questions, recommended tests, red flags or synonyms; marked by five clinician examiners before any fix): each good
-wording earns its item through the real grader, and a lookalike that does not do the clinical work earns nothing."""
+"""Rounds seventeen and eighteen (data/natural/dev/*-r17.yaml and *-r18.yaml, five new writers a round who saw the
+project's case records without their key questions, recommended tests, red flags or synonyms; marked by five clinician
+examiners before any fix): each good wording earns its item through the real grader, and a lookalike that does not do
+the clinical work earns nothing."""
 
 from __future__ import annotations
 
@@ -96,3 +97,35 @@ def test_alcohol_worsening_it_weighs_alcohol_misuse() -> None:
     case = _case(final_diagnosis="Major depressive disorder", differential=["Alcohol misuse", "Hypothyroidism"])
     turns = ["DIAGNOSIS: Major depressive disorder\nNot bipolar. Alcohol worsening it. Sertraline; review in 2 weeks."]
     assert _met(case, turns, "Considers a relevant differential")
+
+
+# ------------------------------------------------------------------ round eighteen (data/natural/dev/*-r18.yaml)
+_EMERGENCY = "Arranges immediate emergency assessment or admission"
+
+
+@pytest.mark.parametrize(("plan", "arranged"), [
+    ("You're getting IV ceftriaxone now, and the intensive care team is coming to see you.", True),  # gp_lay
+    ("Ceftriaxone 2 g IV now; ICU consult for likely MICU admission.", True),  # bacterial-meningitis, us_abbrev
+    ("Ceftriaxone now. If you get worse we will ask for an ICU review.", False),  # a condition, not an arrangement
+])
+def test_critical_care_called_in_now_is_emergency_care(plan: str, arranged: bool) -> None:
+    case = _case(final_diagnosis="Bacterial meningitis", disposition="emergency")
+    assert _met(case, [f"DIAGNOSIS: Bacterial meningitis\n{plan}"], _EMERGENCY) is arranged
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("Come back sooner for blood in the stool or unintentional weight loss.", True),  # agentclinic-0024, us_abbrev
+    ("Alert staff immediately to any breathing difficulty.", True),  # agentclinic-0084, checklist
+    ("Falls, choking, hallucinations, sudden confusion: call sooner.", True),  # agentclinic-0090, terse
+    ("Tell the staff immediately if you feel more faint.", True),  # ectopic-pregnancy, checklist
+    ("Come back for bloods on Monday.", False),  # a blood test, not blood in the stool
+    ("Tell the staff your name at reception.", False),
+])
+def test_round_eighteen_s_safety_nets(advice: str, net: bool) -> None:
+    case = _case(final_diagnosis="Irritable bowel syndrome", source="agentclinic")
+    turns = [f"DIAGNOSIS: Irritable bowel syndrome\nFibre, peppermint oil and review in 6 weeks. {advice}"]
+    assert _met(case, turns, "Gives safety-netting advice") is net
+
+
+def test_trouble_getting_words_out_asks_about_speech() -> None:
+    assert "speech" in clinical.asked("Trouble getting words out?")  # agentclinic-0082, us_abbrev
