@@ -281,8 +281,7 @@ class FactIndex:
         self._terms = [set(clinical.terms(f.text)) | _topic_concepts(f) for f in facts]
         self._named = set().union(*self._terms)
         # a fact about pain and nothing else ("No pain", "Painless")
-        self._pain_only = [clinical.is_generic("pain") and "pain" in concepts
-                           and all(clinical.is_generic(k) for k in concepts)
+        self._pain_only = ["pain" in concepts and all(map(clinical.is_generic, concepts))
                            for concepts in (set(clinical.concepts(f.text)) for f in facts)]
         self._answers = [set(fact_answers(f)) for f in facts]
         topics = {f.topic for f in facts}
@@ -320,7 +319,9 @@ class FactIndex:
         feature of the complaint at a place the case does not name ("tearing, through to your back?") is
         answered by the story's own site, spread or character ("crushing, spreading to the left arm"); one
         about a past illness the case does not name, by the history's blanket negative; one about pain at a place the
-        case does not name, by its "no pain elsewhere"."""
+        case does not name, by its "no pain elsewhere"; one about pain and something else ("painful or itchy?"), by a
+        fact about pain alone ("No pain"); one about a symptom of a body system, by a blanket negative about that
+        system ("Denies any respiratory symptoms")."""
         fact = self.facts[i]
         if pain and _NO_PAIN_ELSEWHERE_RE.search(fact.text) and all(any(_place((k,)) for k in g) for g in missing):
             return True

@@ -111,7 +111,8 @@ _EMPATHY_TERMS = [
     "put up with", "fed up", "not alone",
     # "This is a chronic, frustrating condition", "a lot of news at once", "tonight has been really rough", "Exam
     # stress is really hard", "you've done the right thing bringing him in", "I get how wiped out you feel"
-    "frustrating", "lot of news", "really rough", "been rough", "really hard", "done the right thing", "i get how",
+    "frustrating", "lot of news", "really rough", "been rough", "really hard for", "really hard on", "been really hard",
+    "stress is really hard", "done the right thing", "i get how",
     "wearing you down", "wears you down",
     # the pain seen and owned: "Ouch, that looks very sore", "That looks really painful", "Poor lad"
     "ouch", "that looks sore", "that looks very sore", "that looks really sore", "that looks so sore", "that looks painful",
@@ -360,17 +361,17 @@ def _known_only(groups: list[list[str]]) -> list[list[str]]:
     return known or groups
 
 
-# An imported finding that names the answer to a question: "exacerbation during crying" is met by "Triggers?" as by
-# "Worse when he cries?", "itching also present on the left leg and right forearm" by "Anywhere else?" as by "Any on
-# your legs?". The question and its answer are one group; what else the finding names stays a group of its own.
+# What sets a finding off, named after it: "exacerbation during crying", "pain worsens with movement".
 _TRIGGERED_RE = re.compile(r"\b(?:worse\w*|exacerbat\w*|aggravat\w*|triggered|brought on)\s+(?:\w+\s+)?"
                            r"(?:with|during|on|when|after|while|by)\b", re.IGNORECASE)
-
-
 _WORSENING_RE = re.compile(r"\bwors(?:en|ens|ened|ening)\b", re.IGNORECASE)
 
 
 def _answered(text: str, groups: list[list[str]]) -> list[list[str]]:
+    """An imported finding's groups when it names the answer to a question: the question and its answer are one group,
+    what else it names stays a group of its own. "Exacerbation during crying" is met by "Triggers?" as by "Worse when
+    he cries?"; "itching also present on the left leg and right forearm" by "Anywhere else?" as by "Any on your
+    legs?"."""
     intents = clinical.intents(text)
     # "worsening vision over the past 3 weeks" is its course, not what sets it off: "Triggers?" does not ask it
     if "intent:triggers" in intents and not _TRIGGERED_RE.search(text) \

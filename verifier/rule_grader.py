@@ -350,7 +350,7 @@ def _hits(keys: frozenset[str], groups: list[frozenset[str]]) -> int:
     return sum(1 for group in groups if keys & group)
 
 
-_WITH_RE = re.compile(r"\b(?:with|w/)", re.IGNORECASE)
+_WITH_RE = re.compile(r"\b(?:with\b|w/)", re.IGNORECASE)
 _POINTS_BACK_RE = re.compile(r"\b(?:it|its|they|them|these|those|this|that|either|both|each)\b", re.IGNORECASE)
 
 
