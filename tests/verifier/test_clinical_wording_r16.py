@@ -85,6 +85,7 @@ def test_a_count_per_day_asks_how_often(question: str, asks: bool) -> None:
     ("Do you feel people are against you?", True),
     ("Anyone out to get you, or following you?", True),
     ("When did you first notice you were being monitored?", True),  # agentclinic-0101 (r13), us_abbrev
+    ("You feel the NSA is watching you. How do you know that's happening?", True),  # agentclinic-0101, gp_lay
     ("Thoughts put in or taken out?", False),  # a delusion, but not one of persecution (r13, terse: not met)
     ("Any mental health problems?", False),
 ])
