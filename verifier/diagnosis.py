@@ -354,6 +354,7 @@ def _join_names(sentence: str, lex: _Lexicon) -> str:
     """``sentence`` with a slash inside one condition's name made a space ("genito-pelvic pain/penetration
     disorder"), so that only a slash between names lists alternatives."""
     out = sentence
+    spans = lex.spans(sentence)
     for slash in re.finditer(r"(?<=\w)/(?=\w)", sentence):
         before = len(words(sentence[: slash.start()]))
         joined = sentence[: slash.start()] + " " + sentence[slash.end():]
@@ -362,7 +363,7 @@ def _join_names(sentence: str, lex: _Lexicon) -> str:
         # two words of one description, neither a condition nor next to one: "FDP tendon rupture/avulsion at its
         # insertion" ("Jersey finger/mallet finger" still lists two)
         elif (_plain_word(sentence[: slash.start()].split()[-1], lex) and _plain_word(sentence[slash.end():].split()[0], lex)
-              and not any(end == before or begin == before for begin, end, _ in lex.spans(sentence))):
+              and not any(end == before or begin == before for begin, end, _ in spans)):
             out = out[: slash.start()] + " " + out[slash.end():]
     return out
 
@@ -429,8 +430,8 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     # tumour)" name the answer in other words.
     outside = [p for p in _LIST_SPLIT.split(_ASIDE.sub(" ", sentence)) if p.strip()]
     answer_words = {w for phrase in dict(lex.names).get("answer", ()) for w in phrase.split()} - GENERIC - BODY
-    first_rival = any("answer" in _named(_split_qualifier(p)[0], lex) for p in outside[1:]) \
-        and not content(_split_qualifier(outside[0])[0]) & answer_words if outside else False
+    first_rival = bool(outside) and any("answer" in _named(_split_qualifier(p)[0], lex) for p in outside[1:]) \
+        and not content(_split_qualifier(outside[0])[0]) & answer_words
     for index, part in enumerate(kept):
         head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
         if index and ids == ["answer"] and _presentation_only(head):
