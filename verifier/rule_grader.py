@@ -351,12 +351,20 @@ def _hits(keys: frozenset[str], groups: list[frozenset[str]]) -> int:
 
 
 _WITH_RE = re.compile(r"\b(?:with\b|w/)", re.IGNORECASE)
-_POINTS_BACK_RE = re.compile(r"\b(?:it|its|they|them|these|those|this|that|either|both|each)\b", re.IGNORECASE)
+# The doctor speaking of themselves, unless reporting what they were told ("I hear you threw up blood this AM")
+_FIRST_PERSON_RE = re.compile(
+    r"\W*(?:(?:ok|okay|right|so|and|well)\W+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|let me|let's)\b"
+    r"(?!\s+(?:hear|know|see|gather|understand|note|read|am told|was told|'m told)\s+(?:that\s+)?"
+    r"(?:you|he|she|they|your|his|her|their|the|mum|dad)\b)", re.IGNORECASE)
+# a pronoun, or an open invitation to go on ("You said he's been forgetful. Tell me about the last six months")
+_POINTS_BACK_RE = re.compile(r"\b(?:it|its|they|them|these|those|this|that|either|both|each)\b"
+                             r"|\b(?:tell me|walk me through|take me through|describe)\b", re.IGNORECASE)
 
 
 def _points_back(question: str, keys: frozenset[str], told: frozenset[str]) -> bool:
-    """Whether ``question`` is about what was ``told`` just before it: a pronoun ("When did it start?"), nothing of
-    its own beyond how it asks ("How long?"), or only what was told ("... N/V after eating. How long after meals?")."""
+    """Whether ``question`` is about what was ``told`` just before it: a pronoun ("When did it start?"), an open
+    invitation ("Tell me about ..."), nothing of its own beyond how it asks ("How long?"), or only what was told ("...
+    N/V after eating. How long after meals?")."""
     own = {k for k in keys if clinical.is_key(k) and not k.startswith(clinical.INTENT) and not clinical.is_generic(k)}
     return bool(_POINTS_BACK_RE.search(question)) or own <= told
 
@@ -373,9 +381,10 @@ def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
         for sentence in (raw.strip() for raw in _SENTENCE_RE.findall(turn)):
             if sentence not in asked:
                 # what it tells, not how ("Sx since Monday." does not ask the onset), nor what came with it: in
-                # "So sudden vertigo with N/V. Did it start as you lay down?" the question is about the vertigo
-                told = frozenset(k for k in clinical.asked(_WITH_RE.split(sentence, maxsplit=1)[0])
-                                 if not k.startswith(clinical.INTENT))
+                # "So sudden vertigo with N/V. Did it start as you lay down?" the question is about the vertigo. The
+                # doctor speaking of themselves recaps nothing: "I understand how worrying this is. When did it start?"
+                told = frozenset() if _FIRST_PERSON_RE.match(sentence) else frozenset(
+                    k for k in clinical.asked(_WITH_RE.split(sentence, maxsplit=1)[0]) if not k.startswith(clinical.INTENT))
                 continue
             keys = clinical.asked(sentence)
             # a question and the one before it in the same turn ask about one thing together: a follow-up that points

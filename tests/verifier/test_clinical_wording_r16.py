@@ -56,6 +56,16 @@ def test_a_question_that_points_back_to_a_recap_asks_about_it(turn: str, asks: b
     assert _asks("Any diarrhoea?", turn) is asks
 
 
+@pytest.mark.parametrize(("turn", "asks"), [
+    ("I hear you've had runny poo since the operation. How soon after food does it come on?", True),  # a report
+    ("You said he's been getting runny poo. Tell me about the last week.", True),  # agentclinic-0099 (r13): go on
+    # the doctor's own feelings recap nothing (the audit's stuffed exploits open with this sentence)
+    ("I'm so sorry, I understand how worrying the diarrhoea must be. When did it start?", False),
+])
+def test_a_recap_is_what_the_patient_said_not_what_the_doctor_feels(turn: str, asks: bool) -> None:
+    assert _asks("Any diarrhoea?", turn) is asks
+
+
 def test_what_came_with_the_recapped_symptom_is_not_asked_about() -> None:
     # agentclinic-0079 (r11), us_abbrev: the follow-up is about the vertigo; the examiner did not credit the N/V
     turn = "So sudden vertigo at bedtime with N/V. Did it start as you lay down or rolled over?"
