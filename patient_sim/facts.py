@@ -58,7 +58,7 @@ _CONTENT_WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
 _OPEN_QUESTION_RE = re.compile(
     r"\b(what brings|what brought|how can i help|what can i do|tell me (more|about|a bit|a little|what)|go on|"
     r"anything else|what (seems to be|is) the (problem|matter|trouble)|describe|what happened|how are you|explain|"
-    r"what(?:'s| is| has)(?: been)? (?:going on|happening)|walk me through|in your own words)\b",
+    r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words)\b",
     re.IGNORECASE,
 )
 _STORY_TOPICS = ("hpi", "symptoms", "complaint")

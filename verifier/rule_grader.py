@@ -44,13 +44,16 @@ logger = logging.getLogger(__name__)
 RULE = "rule"
 
 _EMERGENCY_RE = re.compile(
-    r"\b(?:call(?:ing)?\s+(?:911|999|112|000|an\s+ambulance|emergency\s+services|for\s+an\s+ambulance)"
+    r"\b(?:call(?:ing)?\s+(?:911|999|112|000|an\s+ambulance|emergency\s+services|for\s+an\s+ambulance|ems\b)"
     r"|emergency\s+(?:room|department|services|care|treatment|medical\s+(?:care|attention|services)|help)"
     r"|(?:the|an|nearest)\s+(?:er|ed)\b|a&e\b|\bemerg\b"
     # chart shorthand: "ED now", "to ED", "ER stat", "ED transfer" (never a bare "ED", also erectile dysfunction)
     r"|(?:to|via)\s+(?:(?!the\b)[\w-]+\s+){0,2}(?:ed|er)\b|(?:^|(?<=[\s/(\-]))(?:ed|er)\s+(?:now|immediately|stat"
     r"|right\s+away|straight\s+away|transfer|referral)\b"
-    r"|(?:dial|ring|phone)\s+(?:911|999|112|000|triple\s+zero)|\b(?:911|999|112|000)\s+(?:now|immediately|stat)\b"
+    r"|(?:dial|ring|phone)\s+(?:911|999|112|000|triple\s+zero)|\b(?:911|999|112|000|ems)\s+(?:now|immediately|stat)\b"
+    # the British and the American names of the place and the crew: "straight to casualty", "A and E", "EMS transport",
+    # "a blue-light transfer"
+    r"|(?:to|at|in|into)\s+(?:casualty|a\s*(?:and|\+|&)\s*e)\b|\bems\s+(?:transport|transfer)\b|\bblue[- ]lights?\b"
     r"|\b(?:911|999|112|000|ambulance)\s+called\b|\bcalled\s+(?:911|999|112|000|an?\s+ambulance)\b"
     r"|\bcode\s+(?:stroke|stemi|sepsis|red)\b|\b(?:stroke|stemi|trauma)\s+call\b"
     r"|\bimmediate\s+(?:ed|er|a&e|hospital)\s+(?:attendance|review|assessment|transfer)\b"
@@ -70,6 +73,22 @@ _EMERGENCY_RE = re.compile(
     r"|emergency\s+(?:[a-z-]+\s+){0,2}?(?:review|assessment|surgery|operation|laparoscopy|laparotomy)\b"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:stay|staying|remain|be\s+kept|keep(?:ing)?\s+(?:you|her|him|them))\s+in\s+(?:the\s+)?hospital"  # admitted now
+    r"|\bstay(?:ing)?\s+in\s+(?:overnight|tonight)\b"
+    # admitted to a team, a ward or for observation, or today: "Admit to medicine, telemetry", "admit under the
+    # respiratory team", "Direct admit to the ward tonight", "You'll need to be admitted today"
+    r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:(?:today|tonight|overnight)\b"
+    r"|(?:to|under|onto)\s+(?:the\s+)?(?:medicine|medics|medical\s+team|floor|wards?|tele(?:metry)?|obs|observation"
+    r"|hospitalists?|hospitalist\s+service|[\w-]+\s+(?:team|ward|service))\b|for\s+(?:observation|obs|monitoring)\b)"
+    # the hospital expects the patient now: "I've rung the hospital, they're expecting you"
+    r"|(?:hospital|medics|medical\s+team|surgical\s+team|surgeons|on[- ]call\s+team|registrar|casualty|a&e|ward)\b"
+    r"[^.!?\n]{0,30}\bexpecting\s+(?:you|her|him|them)\b(?![^.!?\n;]*\b(?:tomorrow|morning|afternoon|evening|next|later"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|at\s+\d|scan|appointment|clinic|weeks?|months?)\b)"  # not "expecting you on Monday for your scan"
+    # to hospital, with a word of immediacy (see _unconditional): "I'm sending you straight up to the hospital",
+    # "Let's get you over to the hospital right now", "seen in hospital urgently today", "an urgent hospital assessment
+    # today", "I want you in hospital tonight"
+    r"|(?:send(?:ing)?|get(?:ting)?)\s+(?:you|her|him|them)\s+(?:straight\s+)?(?:up\s+|in\s+|over\s+)?(?:to|into)\s+"
+    r"(?:the\s+)?hospital|(?:seen|assessed|reviewed)\s+in\s+(?:the\s+)?hospital|\bhospital\s+(?:assessment|review)"
+    r"|(?:you|her|him|them)\s+in\s+hospital\s+(?:tonight|today|now)"
     r"|(?:admit(?:ted|ting)?|admission)\s*[,:]?\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:(?:to|into)\s+)?"
     r"(?:the\s+|a\s+)?(?:step[- ]?down\s*/\s*)?(?:intensive\s+care|icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit"
     r"|coronary\s+care|ccu|step[- ]?down)"
@@ -114,6 +133,7 @@ _EMERGENCY_RE = re.compile(
 )
 _NEGATION_RE = re.compile(
     r"\b(?:no\s+need|not\s+need|don'?t|do\s+not|doesn'?t|does\s+not|needn'?t|not\s+necessary|unnecessary"
+    r"|(?:won'?t|will\s+not)\s+(?:need|have\s+to|be\s+(?:admitted|going|sent|staying|kept))"
     r"|without|avoid|no\s+reason)\b[^.!?\n]{0,40}$",
     re.IGNORECASE,
 )
@@ -325,8 +345,11 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     if listed and _names_symptoms(re.split(r"[.!?\n;]", listed.group(1), maxsplit=1)[0]):
         return False
     # keeping the patient in is done now; going to hospital may wait, so it needs a word of immediacy
-    if "hospital" in match.group(0).lower() and not _KEPT_IN_RE.match(match.group(0)):
-        return bool(re.search(r"\b(?:now|immediately|right away|straight away|urgently|today|tonight)\b",
+    # (a hospital that is expecting the patient is expecting them now)
+    if "hospital" in match.group(0).lower() and not _KEPT_IN_RE.match(match.group(0)) \
+            and "expecting" not in match.group(0).lower():
+        return bool(re.search(r"\b(?:now|immediately|right away|straight away|urgently|today|tonight"
+                              r"|straight\s+(?:up\s+|over\s+|in\s+)?(?:to|into|there))\b",
                               text[start : match.end() + len(rest)], re.IGNORECASE))
     return True
 

@@ -1,0 +1,111 @@
+"""Plans a clinician would write that the grader missed when tried by hand (stop 48), each beside a lookalike that
+does not do the clinical work: admitted to a team or a ward, "straight to casualty", "A and E", EMS, a blue-light
+transfer, a hospital that is expecting the patient now; and "not settling" as a safety net's condition."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.verifier.test_clinical_wording import _case, _met
+
+_ARRANGES = "Arranges immediate emergency assessment or admission"
+_TELLS = "Tells the patient to get emergency care now"
+_OVER_TRIAGE = "Sends the patient for emergency care"
+
+
+@pytest.mark.parametrize("plan", [
+    "I'm sending you straight up to the hospital; they'll put a tube in to reinflate the lung.",
+    "You'll need to be admitted today so the lung can be re-expanded.",
+    "The medical registrar will see you shortly, and you'll stay in overnight.",
+    "You need to go straight to casualty.",
+    "I've rung the hospital, they're expecting you; please go now, don't drive.",
+    "You'll need a chest drain in hospital today - I'll arrange blue-light transfer.",
+    "We'll admit you under the respiratory team and place a chest drain now.",
+    "Needle aspiration now, then admit for observation.",
+    "Chest drain now; admit to the respiratory ward.",
+    "You need to be seen in hospital urgently today - go straight there.",
+    "Go to A and E now.",
+    "Admit to medicine, telemetry.",
+    "Calling EMS now.",
+    "Direct admit to the ward tonight.",
+    "I want you in hospital tonight.",
+    "Let's get you over to the hospital right now.",
+    "You need an urgent hospital assessment today.",
+])
+def test_an_admission_or_the_emergency_department_in_other_words_is_emergency_care(plan: str) -> None:
+    case = _case(final_diagnosis="Primary spontaneous pneumothorax", disposition="emergency")
+    turns = [f"DIAGNOSIS: Primary spontaneous pneumothorax\n{plan}"]
+    assert _met(case, turns, _ARRANGES)
+    assert _met(case, turns, _TELLS)
+
+
+@pytest.mark.parametrize("plan", [
+    "Call an ambulance if you get more breathless.",  # a condition, not an arrangement
+    "You can't go home yet; we'll talk again at your next appointment.",
+    "The hospital is expecting you in the morning for your scan.",  # expected later
+    "You'll be seen in the hospital clinic in six weeks.",  # in hospital, but not now
+])
+def test_a_plan_that_does_not_send_the_patient_now_is_not_emergency_care(plan: str) -> None:
+    case = _case(final_diagnosis="Primary spontaneous pneumothorax", disposition="emergency")
+    assert not _met(case, [f"DIAGNOSIS: Primary spontaneous pneumothorax\n{plan}"], _TELLS)
+
+
+@pytest.mark.parametrize("plan", [
+    "You won't need to go into hospital.",
+    "You don't need to be admitted.",
+    "You won't need admitting.",
+    "No need for A and E.",
+    "Did you go to casualty last time?",
+    "The hospital will send you an appointment.",
+    "I'll write to the hospital team for a routine appointment.",
+])
+def test_saying_no_hospital_is_not_over_triage(plan: str) -> None:
+    case = _case(final_diagnosis="Tension-type headache", disposition="routine")
+    assert not _met(case, [f"DIAGNOSIS: Tension-type headache\n{plan}"], _OVER_TRIAGE)
+
+
+def test_admitting_a_routine_problem_is_over_triage() -> None:
+    case = _case(final_diagnosis="Tension-type headache", disposition="routine")
+    assert _met(case, ["DIAGNOSIS: Tension-type headache\nWe'll admit you under the medical team tonight."],
+                _OVER_TRIAGE)
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("If it's not settling in a week, book another appointment.", True),
+    ("If it hasn't settled by Friday, give us a ring.", True),
+    ("It should settle in a week.", False),  # a prognosis, with no when-to-come-back
+])
+def test_not_settling_is_a_safety_net_s_condition(advice: str, net: bool) -> None:
+    case = _case(final_diagnosis="Tension-type headache", disposition="routine")
+    turns = [f"DIAGNOSIS: Tension-type headache\nPlan: regular exercise and fluids. {advice}"]
+    assert _met(case, turns, "Gives safety-netting advice") is net
+
+
+def _key_item(case, index: int) -> str:  # noqa: ANN001
+    from rubric_gen.case_rubric import build_case_rubric
+
+    wanted = case.key_questions[index].lower()
+    return next(i.criterion for i in build_case_rubric(case).items if wanted in i.criterion.lower())
+
+
+@pytest.mark.parametrize(("case_id", "index", "question", "asks"), [
+    ("small-bowel-obstruction", 1, "Is the sick green?", True),  # the sick: the vomit, in lay words
+    ("small-bowel-obstruction", 1, "Do you feel sick?", False),  # nausea, not the vomit's colour
+    ("renal-colic", 1, "Any pink or red pee?", True),
+    ("renal-colic", 1, "Any pain when you pee?", False),
+    ("gerd", 3, "Does it come on when you walk uphill?", True),
+    ("gerd", 3, "Does it come on after a big meal?", False),
+    ("hypothyroidism", 0, "Always feeling chilly?", True),
+    ("hypothyroidism", 0, "Any chills or fever?", False),
+    ("croup", 2, "Could he have choked on a small toy?", True),
+    ("migraine", 0, "How many headaches a month?", True),
+    ("migraine", 0, "How bad are the headaches?", False),  # the headaches, but not how often
+    ("generalised-anxiety", 0, "What sorts of things go round in your head?", True),
+    ("generalised-anxiety", 0, "Any headaches?", False),
+])
+def test_lay_words_for_key_questions(case_id: str, index: int, question: str, asks: bool) -> None:
+    from patient_sim.cases import project_cases
+
+    case = next(c for c in project_cases() if c.id == case_id)
+    turns = [question, f"DIAGNOSIS: {case.final_diagnosis}\nTreatment and review."]
+    assert _met(case, turns, _key_item(case, index)) is asks
