@@ -114,6 +114,9 @@ _EMPATHY_TERMS = [
     "frustrating", "lot of news", "really rough", "been rough", "really hard for", "really hard on", "been really hard",
     "stress is really hard", "done the right thing", "i get how",
     "wearing you down", "wears you down",
+    # tried by hand (stop 48): "It makes sense that you were scared", "Sounds like it's been a tough few weeks"
+    "makes sense that you", "makes sense you", "tough few", "been tough", "been a tough", "sounds like it's been",
+    "sounds like it has been", "natural to feel", "anyone would be", "anyone would feel",
     # the pain seen and owned: "Ouch, that looks very sore", "That looks really painful", "Poor lad"
     "ouch", "that looks sore", "that looks very sore", "that looks really sore", "that looks so sore", "that looks painful",
     "that looks very painful", "that looks really painful", "that looks so painful", "that looks uncomfortable",

@@ -109,3 +109,32 @@ def test_lay_words_for_key_questions(case_id: str, index: int, question: str, as
     case = next(c for c in project_cases() if c.id == case_id)
     turns = [question, f"DIAGNOSIS: {case.final_diagnosis}\nTreatment and review."]
     assert _met(case, turns, _key_item(case, index)) is asks
+
+
+@pytest.mark.parametrize(("words", "empathic"), [
+    ("It makes sense that you were scared.", True),
+    ("Sounds like it's been a tough few weeks.", True),
+    ("Anyone would be worn out by this.", True),
+    ("This is hard to diagnose without a scan.", False),
+    ("It makes sense to start with ibuprofen.", False),
+])
+def test_empathy_in_everyday_words(words: str, empathic: bool) -> None:
+    case = _case(final_diagnosis="Tension-type headache", disposition="routine")
+    turns = [f"DIAGNOSIS: Tension-type headache\n{words} Plan: regular exercise and fluids."]
+    assert _met(case, turns, "Acknowledges the patient's concerns") is empathic
+
+
+@pytest.mark.parametrize(("final", "stated", "right"), [
+    ("Acute appendicitis", "Acute appy", True),
+    ("Acute cholecystitis", "Gallbladder infection", True),
+    ("Acute cholecystitis", "Acute chole", True),
+    ("Acute pyelonephritis", "Pyelo", True),
+    ("Acute pyelonephritis", "Cystitis", False),
+    ("Acute calculous cholecystitis", "Gallstones", False),  # the cause, not the infection
+])
+def test_ward_shorthand_for_a_diagnosis(final: str, stated: str, right: bool) -> None:
+    from patient_sim.doctors import dialogue
+    from verifier.rule_grader import final_diagnosis_match
+
+    case = _case(final_diagnosis=final)
+    assert final_diagnosis_match(dialogue(case, [f"DIAGNOSIS: {stated}"]), case).matched is right
