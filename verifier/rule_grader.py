@@ -468,7 +468,11 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     for kind, whole in transcript.orders():
         for name in _order_readings(whole):
             order = clinical.read_order(name, exam=kind == "exam")
-            if any(clinical.names(order, target) for target in wanted):
+            # An order that names the test is credited where the environment answers it: where the case holds the
+            # test's results, the order must name one of them ("electrolytes" for a U&E that holds only the urea
+            # and creatinine is answered "not available", so it is not credited either)
+            if any(clinical.names(order, target) for target in wanted) \
+                    and (not check.holds or clinical.resolve(name, check.holds, exam=kind == "exam").named):
                 return name
             for test in order.tests if panels else ():
                 parts_named.setdefault(test, name)
@@ -605,10 +609,17 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
     if isinstance(check, Differential):
         if not transcript.single_diagnosis():
             return False, "no single final diagnosis to weigh a differential against"
-        named = conditions_named(transcript.text("assistant"), check.synonyms, check.terms)
+        # A list is what the doctor states: the conditions asked about in the history ("Any asthma, stroke, hernia
+        # or kidney disease?") are the history. Past the cap with them, the differential must be stated, not asked
+        # about, so that a question naming thirty conditions does not consider whichever the case weighs.
+        stated = "\n".join(s for turn in transcript.assistant for s in _SENTENCE_RE.findall(turn)
+                            if s.strip() and s.strip() not in questions(turn))
+        named = conditions_named(stated, check.synonyms, check.terms)
         if len(named) > check.max_conditions:
             return False, f"names {len(named)} conditions: a list, not a differential"
-        hit = clinical.mentions(transcript.text("assistant"), check.terms)
+        everywhere = transcript.text("assistant")
+        many = len(conditions_named(everywhere, check.synonyms, check.terms)) > check.max_conditions
+        hit = clinical.mentions(stated if many else everywhere, check.terms)
         return hit is not None, f"considers {hit!r}" if hit else f"mentions none of {check.terms[:6]}"
     if isinstance(check, UnindicatedTests):
         ordered, unindicated = _tests_ordered(check, transcript)

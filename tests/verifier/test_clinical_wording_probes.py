@@ -138,3 +138,79 @@ def test_ward_shorthand_for_a_diagnosis(final: str, stated: str, right: bool) ->
 
     case = _case(final_diagnosis=final)
     assert final_diagnosis_match(dialogue(case, [f"DIAGNOSIS: {stated}"]), case).matched is right
+
+
+def _asks_about_symptom(symptom: str, question: str) -> bool:
+    """Whether ``question`` meets an imported case's item about ``symptom`` (asked about, or looked for)."""
+    from patient_sim.doctors import dialogue
+    from rubric_gen.case_rubric import build_case_rubric
+    from verifier.rule_grader import RuleGrader
+
+    case = _case(final_diagnosis="Migraine", source="agentclinic", secondary_symptoms=[symptom, "Fever"])
+    items = [i for i in build_case_rubric(case).items if i.criterion.lower().endswith(symptom.lower())]
+    assert items, symptom
+    results = RuleGrader().grade_sync(dialogue(case, [question, "DIAGNOSIS: Migraine\nTreatment and review."]), items)
+    return bool(results[0].met)
+
+
+@pytest.mark.parametrize(("symptom", "question", "asks"), [
+    ("Hematochezia", "Any bright red blood when you go to the toilet?", True),
+    ("Hematochezia", "Any bright red blood in your vomit?", False),
+    ("Memory loss", "Any trouble remembering things?", True),
+    ("Memory loss", "Any trouble sleeping?", False),
+    ("Difficulty walking", "Any problems walking?", True),
+    ("Difficulty walking", "Any problems with your eyes?", False),
+])
+def test_lay_words_for_a_record_s_symptoms(symptom: str, question: str, asks: bool) -> None:
+    assert _asks_about_symptom(symptom, question) is asks
+
+
+@pytest.mark.parametrize(("order", "label", "named"), [
+    ("U/A", "Urinalysis", True),
+    ("DVT scan", "Leg ultrasound", True),
+    ("DVT scan", "Abdominal ultrasound", False),  # the leg's, not any ultrasound
+    ("U/A", "Urine culture", False),
+])
+def test_orders_tried_by_hand(order: str, label: str, named: bool) -> None:
+    from verifier.clinical.orders import resolve
+
+    assert (label in resolve(order, [label]).named) is named
+
+
+_HISTORY = "Any history of asthma, stroke, a hernia, diabetes, COPD, epilepsy, gout, lupus or gallstones?"
+
+
+@pytest.mark.parametrize(("plan", "considered"), [
+    # the history's conditions are asked about, not listed as diagnoses (round 15's renal colic, with "pyelo" and "appy")
+    ("Ddx included AAA, pyelo, appy and diverticulitis; the CT doesn't support any of those.", True),
+    # a list stated outright is still a list
+    ("It could be AAA, pyelonephritis, appendicitis, diverticulitis, cholecystitis, pancreatitis, gastroenteritis, "
+     "bowel obstruction, an ovarian cyst, endometriosis or a hernia.", False),
+])
+def test_a_differential_beside_a_long_history(plan: str, considered: bool) -> None:
+    case = _case(final_diagnosis="Renal colic", differential=["Pyelonephritis", "Abdominal aortic aneurysm"])
+    turns = [_HISTORY, f"DIAGNOSIS: Renal colic\n{plan}"]
+    assert _met(case, turns, "Considers a relevant differential") is considered
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Are you on anything regularly?", True),
+    ("Is there anything you can't take?", True),
+    ("Any problems with penicillin?", True),
+    ("Do you take sugar in your tea?", False),
+    ("Are you on the waiting list?", False),
+])
+def test_medicines_and_allergies_in_a_gp_s_words(question: str, asked: bool) -> None:
+    case = _case(final_diagnosis="Tension-type headache", disposition="routine")
+    turns = [question, "DIAGNOSIS: Tension-type headache\nIbuprofen 400 mg three times a day."]
+    assert _met(case, turns, "Asks about allergies or current medications") is asked
+
+
+def test_a_history_question_naming_many_conditions_does_not_consider_the_differential() -> None:
+    case = _case(final_diagnosis="Renal colic", differential=["Pyelonephritis", "Abdominal aortic aneurysm"])
+    stuffed = ("Any history of asthma, stroke, a hernia, diabetes, COPD, epilepsy, gout, lupus, gallstones, "
+               "pyelonephritis or an aortic aneurysm?")
+    assert not _met(case, [stuffed, "DIAGNOSIS: Renal colic\nPainkillers and review."], "Considers a relevant differential")
+    # under the cap, a question that weighs a rival still considers it
+    assert _met(case, ["Could this be a kidney infection?", "DIAGNOSIS: Renal colic\nPainkillers and review."],
+                "Considers a relevant differential")
