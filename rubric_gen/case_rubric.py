@@ -232,7 +232,11 @@ _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "
                  "review tomorrow", "recheck tomorrow", "back tomorrow", "review in 24", "review in 48", "f/u in 24",
                  "f/u in 48", "f/u visit in 24", "f/u visit in 48", "follow-up in 24", "follow-up in 48",
                  "follow up in 24", "follow up in 48", "recheck in 24", "recheck in 48", "see you in 48",
-                 "within 48 hours", "within 48 hrs"]
+                 "within 48 hours", "within 48 hrs",
+                 # tried by hand (stop 48): "first dose before you leave, review in two days", "the ambulatory care
+                 # unit this afternoon", "come back first thing tomorrow"
+                 "before you leave", "review in two days", "review in 2 days", "see you in two days", "this afternoon",
+                 "this evening", "ambulatory care", "sdec", "first thing tomorrow", "tomorrow morning"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",

@@ -214,3 +214,15 @@ def test_a_history_question_naming_many_conditions_does_not_consider_the_differe
     # under the cap, a question that weighs a rival still considers it
     assert _met(case, ["Could this be a kidney infection?", "DIAGNOSIS: Renal colic\nPainkillers and review."],
                 "Considers a relevant differential")
+
+
+@pytest.mark.parametrize(("plan", "prompt"), [
+    ("First dose of flucloxacillin before you leave, review in two days.", True),
+    ("I'd like the hospital's ambulatory care unit to see you this afternoon.", True),
+    ("Come back first thing tomorrow so I can check it.", True),
+    ("Flucloxacillin for a week, see me in a fortnight.", False),
+    ("Rest and elevate the leg; routine review in a month.", False),
+])
+def test_a_prompt_review_in_a_gp_s_words(plan: str, prompt: bool) -> None:
+    case = _case(final_diagnosis="Cellulitis", disposition="urgent")
+    assert _met(case, [f"DIAGNOSIS: Cellulitis\n{plan}"], "Plans prompt (same-day)") is prompt
