@@ -82,7 +82,7 @@ _EMERGENCY_RE = re.compile(
     # the hospital expects the patient now: "I've rung the hospital, they're expecting you"
     r"|(?:hospital|medics|medical\s+team|surgical\s+team|surgeons|on[- ]call\s+team|registrar|casualty|a&e|ward)\b"
     r"[^.!?\n]{0,30}\bexpecting\s+(?:you|her|him|them)\b(?![^.!?\n;]*\b(?:tomorrow|morning|afternoon|evening|next|later"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|at\s+\d|scan|appointment|clinic|weeks?|months?)\b)"  # not "expecting you on Monday for your scan"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|at\s+\d|scan|appointment|clinic|weeks?|months?)\b)"  # not "on Monday"
     # to hospital, with a word of immediacy (see _unconditional): "I'm sending you straight up to the hospital",
     # "Let's get you over to the hospital right now", "seen in hospital urgently today", "an urgent hospital assessment
     # today", "I want you in hospital tonight"
@@ -612,8 +612,8 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
         # A list is what the doctor states: the conditions asked about in the history ("Any asthma, stroke, hernia
         # or kidney disease?") are the history. Past the cap with them, the differential must be stated, not asked
         # about, so that a question naming thirty conditions does not consider whichever the case weighs.
-        stated = "\n".join(s for turn in transcript.assistant for s in _SENTENCE_RE.findall(turn)
-                            if s.strip() and s.strip() not in questions(turn))
+        stated = "\n".join(s for turn, asked in zip(transcript.assistant, transcript.questions(), strict=True)
+                            for s in _SENTENCE_RE.findall(turn) if s.strip() and s.strip() not in asked)
         named = conditions_named(stated, check.synonyms, check.terms)
         if len(named) > check.max_conditions:
             return False, f"names {len(named)} conditions: a list, not a differential"
