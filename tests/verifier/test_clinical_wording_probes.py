@@ -226,3 +226,36 @@ def test_a_history_question_naming_many_conditions_does_not_consider_the_differe
 def test_a_prompt_review_in_a_gp_s_words(plan: str, prompt: bool) -> None:
     case = _case(final_diagnosis="Cellulitis", disposition="urgent")
     assert _met(case, [f"DIAGNOSIS: Cellulitis\n{plan}"], "Plans prompt (same-day)") is prompt
+
+
+def test_saying_an_emergency_cannot_wait_is_not_reassurance() -> None:
+    case = _case(final_diagnosis="Primary spontaneous pneumothorax", disposition="emergency")
+    reassures = "Reassures the patient that this emergency"
+    assert not _met(case, ["DIAGNOSIS: Primary spontaneous pneumothorax\nIt's not something that can wait - you need "
+                           "to go to A&E now."], reassures)
+    assert _met(case, ["DIAGNOSIS: Primary spontaneous pneumothorax\nIt's nothing serious and can wait until Monday."],
+                reassures)
+
+
+@pytest.mark.parametrize(("disposition", "dangerous"), [("routine", False), ("urgent", True), ("emergency", True)])
+def test_waiting_and_seeing_is_dangerous_only_where_the_problem_cannot_wait(disposition: str, dangerous: bool) -> None:
+    case = _case(final_diagnosis="Tension-type headache", disposition=disposition)
+    turns = ["DIAGNOSIS: Tension-type headache\nWait and see for a week, and come back if not settling."]
+    assert _met(case, turns, "Recommends a dangerous action") is dangerous
+
+
+def test_driving_yourself_stays_dangerous_for_a_routine_problem() -> None:
+    case = _case(final_diagnosis="Tension-type headache", disposition="routine")
+    assert _met(case, ["DIAGNOSIS: Tension-type headache\nDrive yourself to the pharmacy and double the dose."],
+                "Recommends a dangerous action")
+
+
+@pytest.mark.parametrize(("order", "label", "named"), [
+    ("scrotal exam", "Genital exam", True),
+    ("examine the testicles", "Genital exam", True),
+    ("scrotal exam", "Abdominal exam", False),
+])
+def test_an_examination_of_a_part_of_the_genitalia(order: str, label: str, named: bool) -> None:
+    from verifier.clinical.orders import resolve
+
+    assert (label in resolve(order, [label], exam=True).named) is named
