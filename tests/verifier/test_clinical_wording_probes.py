@@ -259,3 +259,23 @@ def test_an_examination_of_a_part_of_the_genitalia(order: str, label: str, named
     from verifier.clinical.orders import resolve
 
     assert (label in resolve(order, [label], exam=True).named) is named
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Has it been weeks or months?", True),
+    ("When did it kick off?", True),
+    ("When is your next appointment?", False),
+])
+def test_how_long_it_has_been_going_on(question: str, asks: bool) -> None:
+    assert _onset_asked(question) is asks
+
+
+def _onset_asked(question: str) -> bool:
+    from patient_sim.doctors import dialogue
+    from rubric_gen.case_rubric import build_case_rubric
+    from verifier.rule_grader import RuleGrader
+
+    case = _case(final_diagnosis="Migraine", source="agentclinic", secondary_symptoms=["Photophobia", "Fever"])
+    items = [i for i in build_case_rubric(case).items if "when the symptoms started" in i.criterion]
+    return bool(RuleGrader().grade_sync(dialogue(case, [question, "DIAGNOSIS: Migraine\nTreatment and review."]),
+                                        items)[0].met)
