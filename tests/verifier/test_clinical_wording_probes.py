@@ -279,3 +279,32 @@ def _onset_asked(question: str) -> bool:
     items = [i for i in build_case_rubric(case).items if "when the symptoms started" in i.criterion]
     return bool(RuleGrader().grade_sync(dialogue(case, [question, "DIAGNOSIS: Migraine\nTreatment and review."]),
                                         items)[0].met)
+
+
+def _addresses_red_flag(case_id: str, flag: str, question: str) -> bool:
+    from patient_sim.cases import project_cases
+
+    case = next(c for c in project_cases() if c.id == case_id)
+    turns = [question, f"DIAGNOSIS: {case.final_diagnosis}\nTreatment and review."]
+    return _met(case, turns, f"Asks about or addresses the red flag: {flag}")
+
+
+@pytest.mark.parametrize(("case_id", "flag", "question", "addressed"), [
+    ("upper-gi-bleed", "Black stools", "Any dark, tarry poo?", True),
+    ("upper-gi-bleed", "Black stools", "Any tummy pain?", False),
+    ("renal-colic", "Uncontrolled pain", "Is the pain under control with what you've taken?", True),
+    ("gerd", "Difficulty swallowing", "Does food get stuck?", True),
+    ("subarachnoid-haemorrhage", "Thunderclap onset", "Did it hit you like a blow to the head?", True),
+    ("knee-osteoarthritis", "Night pain", "Does it keep you up at night?", True),
+    ("knee-osteoarthritis", "Night pain", "Does it keep you from walking far?", False),
+])
+def test_red_flags_in_everyday_words(case_id: str, flag: str, question: str, addressed: bool) -> None:
+    assert _addresses_red_flag(case_id, flag, question) is addressed
+
+
+def test_kept_up_at_night_is_sleep_not_nocturia() -> None:
+    from verifier import clinical
+
+    assert "sleep" in clinical.concepts("Does it keep you up at night?")
+    assert "nocturia" not in clinical.concepts("Does it keep you up at night?")
+    assert "nocturia" in clinical.concepts("Are you up at night to pee?")
