@@ -160,6 +160,8 @@ def _asks_about_symptom(symptom: str, question: str) -> bool:
     ("Memory loss", "Any trouble sleeping?", False),
     ("Difficulty walking", "Any problems walking?", True),
     ("Difficulty walking", "Any problems with your eyes?", False),
+    ("Apathy", "Does he seem not to care about anything?", True),
+    ("Apathy", "Does he care for himself at home?", False),
 ])
 def test_lay_words_for_a_record_s_symptoms(symptom: str, question: str, asks: bool) -> None:
     assert _asks_about_symptom(symptom, question) is asks
