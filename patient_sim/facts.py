@@ -443,6 +443,11 @@ class FactIndex:
             past = {"intent:previous"} if any(map(clinical.is_condition, (k for g in missing for k in g))) else set()
             told = [f for i, f in enumerate(self.facts)
                     if (allowed is None or i in allowed) and self._answers_anyway(i, past, missing)]
+        # "Syncope?" where the record says "feeling faint": a fact names the concept only inside a phrase of another
+        # ("feel faint" is dizziness, with the faint inside it), so the index's keys miss it; the fact still answers
+        if not told and not query and allowed is None:
+            wanted = {k for group in _things(question) for k in _specific(group)}
+            told = [f for i, f in enumerate(self.facts) if wanted & self._terms[i]]
         return told[: self.max_facts] or None
 
 
