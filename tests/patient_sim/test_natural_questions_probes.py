@@ -4,23 +4,12 @@ and for feeding, and "going to the toilet", which is not the pain spreading."""
 
 from __future__ import annotations
 
-from patient_sim.facts import FactIndex, case_facts
-from verifier.types import Case
-
-
-def _case(**fields: object) -> Case:
-    base = {"id": "t", "chief_complaint": "Unwell", "history_of_present_illness": "Unwell for a week.",
-            "final_diagnosis": "Something"}
-    return Case.model_validate({**base, **fields})
-
-
-def _replies(case: Case, *questions: str) -> list[list[str]]:
-    index = FactIndex(case_facts(case))  # one index per consultation: a follow-up reads the question before it
-    return [[f.text for f in index.select(q)] for q in questions]
+from tests.patient_sim.test_natural_questions_r16 import _case, _replies
 
 
 def test_a_concept_named_inside_another_phrase_answers_its_question() -> None:
-    case = _case(secondary_symptoms=["Feeling faint", "Sharp pain low down on the left"], social_history=["Not using contraception"])
+    case = _case(secondary_symptoms=["Feeling faint", "Sharp pain low down on the left"],
+                 social_history=["Not using contraception"])
     contraception, syncope = _replies(case, "Contraception?", "Syncope?")
     assert contraception == ["Not using contraception"]
     assert syncope == ["Feeling faint"]  # not read as a follow-up of the contraception question
