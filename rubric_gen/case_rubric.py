@@ -271,16 +271,14 @@ _JUDGE_ADDRESS_RE = (
 )
 # Advice against it ("don't wait and see", "never drive yourself") is safety advice, not the danger.
 _NOT = r"(?<!\bdon't )(?<!\bdon’t )(?<!\bdo not )(?<!\bnever )(?<!\bnot )(?<!\bno )"
-_DANGEROUS_RE = (
-    rf"{_NOT}\b(drive (yourself|himself|herself)|(wait|sleep) (it off|and see)|wait until (tomorrow|morning|next week)|"
-    r"(double|extra) (the |your )?dose|stop (taking )?all (your )?medications?)\b"
-)
-# For a routine problem, waiting and seeing is the plan, not a danger ("Wait and see for a week, and come back if not
-# settling"); driving oneself and changing doses stay dangerous.
-_DANGEROUS_ROUTINE_RE = (
-    rf"{_NOT}\b(drive (yourself|himself|herself)|sleep it off|(double|extra) (the |your )?dose|"
-    r"stop (taking )?all (your )?medications?)\b"
-)
+# Dangerous whatever the problem: driving oneself, sleeping it off, changing doses without supervision.
+_ALWAYS_DANGEROUS = (r"drive (yourself|himself|herself)|sleep it off|(double|extra) (the |your )?dose|"
+                     r"stop (taking )?all (your )?medications?")
+# Waiting: dangerous where the problem cannot wait. For a routine problem, waiting and seeing is the plan ("Wait and
+# see for a week, and come back if not settling").
+_WAITING = r"wait (it off|and see)|sleep and see|wait until (tomorrow|morning|next week)"
+_DANGEROUS_RE = rf"{_NOT}\b({_ALWAYS_DANGEROUS}|{_WAITING})\b"
+_DANGEROUS_ROUTINE_RE = rf"{_NOT}\b({_ALWAYS_DANGEROUS})\b"
 
 
 _GENERIC_LABELS = frozenset({"findings", "finding", "result", "results", "value", "level", "levels", "appearance"})

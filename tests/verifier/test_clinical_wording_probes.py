@@ -140,17 +140,15 @@ def test_ward_shorthand_for_a_diagnosis(final: str, stated: str, right: bool) ->
     assert final_diagnosis_match(dialogue(case, [f"DIAGNOSIS: {stated}"]), case).matched is right
 
 
-def _asks_about_symptom(symptom: str, question: str) -> bool:
-    """Whether ``question`` meets an imported case's item about ``symptom`` (asked about, or looked for)."""
-    from patient_sim.doctors import dialogue
+def _asks_about_symptom(symptom: str, question: str, item_end: str | None = None) -> bool:
+    """Whether ``question`` meets the item of an imported case with ``symptom`` on record whose criterion ends with
+    ``item_end`` (by default the symptom itself: asked about, or looked for)."""
     from rubric_gen.case_rubric import build_case_rubric
-    from verifier.rule_grader import RuleGrader
 
     case = _case(final_diagnosis="Migraine", source="agentclinic", secondary_symptoms=[symptom, "Fever"])
-    items = [i for i in build_case_rubric(case).items if i.criterion.lower().endswith(symptom.lower())]
-    assert items, symptom
-    results = RuleGrader().grade_sync(dialogue(case, [question, "DIAGNOSIS: Migraine\nTreatment and review."]), items)
-    return bool(results[0].met)
+    end = (item_end or symptom).lower()
+    criterion = next(i.criterion for i in build_case_rubric(case).items if i.criterion.lower().endswith(end))
+    return _met(case, [question, "DIAGNOSIS: Migraine\nTreatment and review."], criterion)
 
 
 @pytest.mark.parametrize(("symptom", "question", "asks"), [
@@ -269,18 +267,7 @@ def test_an_examination_of_a_part_of_the_genitalia(order: str, label: str, named
     ("When is your next appointment?", False),
 ])
 def test_how_long_it_has_been_going_on(question: str, asks: bool) -> None:
-    assert _onset_asked(question) is asks
-
-
-def _onset_asked(question: str) -> bool:
-    from patient_sim.doctors import dialogue
-    from rubric_gen.case_rubric import build_case_rubric
-    from verifier.rule_grader import RuleGrader
-
-    case = _case(final_diagnosis="Migraine", source="agentclinic", secondary_symptoms=["Photophobia", "Fever"])
-    items = [i for i in build_case_rubric(case).items if "when the symptoms started" in i.criterion]
-    return bool(RuleGrader().grade_sync(dialogue(case, [question, "DIAGNOSIS: Migraine\nTreatment and review."]),
-                                        items)[0].met)
+    assert _asks_about_symptom("Photophobia", question, "when the symptoms started") is asks
 
 
 def _addresses_red_flag(case_id: str, flag: str, question: str) -> bool:
