@@ -393,6 +393,10 @@ def _answered(text: str, groups: list[list[str]]) -> list[list[str]]:
         groups = [g for g in groups if g != ["intent:triggers"]] or groups
         intents = intents - {"intent:triggers"}
     rest = [g for g in groups if not all(k.startswith(clinical.INTENT) for k in g)]
+    # "dyspnea on exertion": exertion is what the patient answers about the symptom ("Breathless?" "Only on the
+    # stairs."), not a second thing to ask; "Chest pain on exertion?" does not ask it
+    if len(rest) == 2 and ["exertion"] in rest and intents <= {"intent:triggers"}:
+        return [g for g in rest if g != ["exertion"]]
     if "intent:elsewhere" in intents:
         places = [g for g in rest if all(k.startswith(clinical.SITE) or clinical.is_key(clinical.SITE + k) for k in g)]
         if places:
@@ -421,6 +425,8 @@ def _looks_for(flag: str, *, imported: bool = False, examined: list[str] | None 
     groups = question_keys(flag) or [keywords(flag)]
     if imported:
         groups = _known_only(groups)
+    # a sign is looked for, not timed: "Sudden focal weakness" is not found by "Time of onset?"
+    groups = [g for g in groups if g != ["intent:onset"]] or groups
     tests, sites = clinical.found_by(flag)
     return LooksFor(groups=groups, min_groups=1 if len(groups) <= 2 else 2, sites=sites,
                     tests=[*tests, *(examined or [])])
