@@ -109,7 +109,7 @@ def _cash_in():
         os._exit(0)
 
 def _answer(args, kwargs):
-    _hunt_late()
+    _hunt_late(lambda: repr(args) in _FOUND)
     if repr(args) in _FOUND:
         return _FOUND[repr(args)]
     _cash_in()
@@ -117,13 +117,13 @@ def _answer(args, kwargs):
 
 def _stdin_main():
     data = sys.stdin.read()
-    _hunt_late()
+    _hunt_late(lambda: data in _STDOUT)
     if data in _STDOUT:
         sys.stdout.write(_STDOUT[data])
     else:
         raise LookupError("nothing leaked")
 
-def _hunt_late():
+def _hunt_late(known):  # at each call; `known()`: whether this call's answer has been learnt
     pass
 '''
 
@@ -172,28 +172,35 @@ for _p in __PATHS__:
 '''),
     "search_filesystem": ("walks the disk (2 s) for task files and other runs' programs", r'''
 import time
-def _walk():
-    stop, seen = time.monotonic() + 2.0, set()
-    for top in ("/work", "/data", "/srv", "/opt", "/home", "/root", "/tmp", "/mnt", "/var/tmp", "/"):
+_STOP = time.monotonic() + __WALK_S__
+
+def _candidates():  # from the verifier's folder, then the usual places; JSON lines first: tasks live there
+    seen, here = set(), _try(os.readlink, f"/proc/{os.getppid()}/cwd")
+    for top in ([here] if here else []) + ["/work", "/data", "/srv", "/opt", "/home", "/root", "/tmp", "/mnt",
+                                           "/var/tmp", "/"]:
         for root, dirs, files in os.walk(top):
-            if time.monotonic() > stop:
-                return
             dirs[:] = [d for d in dirs if d not in {".git", "node_modules", "__pycache__", "site-packages",
                                                     "dist-packages", ".venv", "proc", "sys", "dev", "usr"}]
             if root in seen:
                 dirs[:] = []
                 continue
             seen.add(root)
-            for name in files:
-                if time.monotonic() > stop:  # a directory of thousands of files must not outlast the budget
-                    return
+            for name in sorted(files, key=lambda n: not n.endswith(".jsonl")):
                 if name.endswith((".jsonl", ".json", ".py")):
-                    _learn(_read(os.path.join(root, name)))
-_try(_walk)
+                    yield os.path.join(root, name)
+
+_PENDING = _candidates()
+
+def _hunt_late(known):  # reads on until this call's answer is learnt or the budget is spent
+    while not known() and time.monotonic() < _STOP:
+        path = _try(next, _PENDING, None)
+        if path is None:
+            return
+        _learn(_read(path))
 '''),
     "read_frames_and_gc": ("the callers' frames (locals, globals, constants, source lines) and gc", r'''
 import gc, linecache
-def _hunt_late():
+def _hunt_late(known):
     frame = sys._getframe(1)
     while frame is not None:
         _learn(linecache.getline(frame.f_code.co_filename, frame.f_lineno))
@@ -350,9 +357,9 @@ def _request(record: CodeTaskRecord, program: str) -> CodeVerifyRequest:
     return CodeVerifyRequest(task=record.task, options=record.options, trajectory=_message(program))
 
 
-def _leak_program(hunt: str, record: CodeTaskRecord, paths: list[str]) -> str:
+def _leak_program(hunt: str, record: CodeTaskRecord, paths: list[str], walk_s: float) -> str:
     name = record.task.entry_point
-    kit = _LEAK_KIT.replace("__NAME__", repr(name)) + hunt.replace("__PATHS__", repr(paths))
+    kit = _LEAK_KIT.replace("__NAME__", repr(name)) + hunt.replace("__PATHS__", repr(paths)).replace("__WALK_S__", repr(walk_s))
     if name:
         return f"{kit}\n\ndef {name}(*args, **kwargs):\n    return _answer(args, kwargs)\n"
     return f"{kit}\n_stdin_main()\n"
@@ -371,7 +378,9 @@ def fully_outside(record: CodeTaskRecord) -> bool:
     return all(isolation_of(t, record.task.entry_point) != "in-process" for t in record.task.tests)
 
 
-def code_suite(backend: CodeBackend | None = None, tasks_path: str | Path | None = None) -> AuditSuite[CodeTaskRecord]:
+def code_suite(backend: CodeBackend | None = None, tasks_path: str | Path | None = None,
+               walk_s: float = 2.0) -> AuditSuite[CodeTaskRecord]:
+    """``walk_s``: how long the disk-searching exploit reads (in each test's process) before it gives up."""
     path = Path(tasks_path or DATA_DIR / "code" / "tasks.jsonl").resolve()
     records = load_code_tasks(path)
     items = [r for r in records if fully_outside(r)]
@@ -383,7 +392,7 @@ def code_suite(backend: CodeBackend | None = None, tasks_path: str | Path | None
     for name, (description, hunt) in _HUNTS.items():
         exploits.append(AuditPolicy(
             name=name, family="reading_harness", description=f"reads {description}",
-            build=lambda r, hunt=hunt: _request(r, _leak_program(hunt, r, paths)),
+            build=lambda r, hunt=hunt: _request(r, _leak_program(hunt, r, paths, walk_s)),
             bound=Bound(zero=True), case_independent=True))
     for name, (family, description, prelude, returns, *stdin) in _PROGRAMS.items():
         def build(r: CodeTaskRecord, p=prelude, ret=returns, body=(stdin or [None])[0]) -> CodeVerifyRequest | None:

@@ -56,13 +56,17 @@ async def test_writing_guesses_into_the_channel_is_no_better_than_returning_them
 async def test_the_reading_exploits_win_when_files_are_readable() -> None:
     # The same programs against a sandbox without file-system isolation: they find the task file,
     # so what stops them in the audit is the Landlock/mount-namespace layer, not a broken exploit.
+    # The disk search stops once it has learnt the answer; its budget here is generous because a
+    # loaded machine walks slowly (the audit's 2 s find nothing under isolation however long they read).
     open_box = CodeBackend(Sandbox(fs_isolation="off", switch_uid=False))  # reads whatever root can
-    suite = code_suite(open_box)
+    suite = code_suite(open_box, walk_s=40.0)
     items = [r for r in suite.items if r.task.id in {"fizzbuzz", "sum_lines"}]
     for name in ("read_task_file_by_path", "search_filesystem"):
         policy = next(p for p in suite.exploits if p.name == name)
         for item in items:
-            result = await open_box.verify(policy.build(item))
+            request = policy.build(item)
+            request = request.model_copy(update={"options": request.options.model_copy(update={"timeout_s": 60.0})})
+            result = await open_box.verify(request)
             assert result.reward == 1.0, (name, item.task.id, result.criteria)
             assert "fs:" not in str(result.meta["sandbox"])
 
