@@ -126,11 +126,12 @@ _EMPATHY_TERMS = [
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
 # vomiting or worse pain: straight back to A&E."; "Stroke signs - call 911."; "Return sooner: blood, weight loss").
+# Telling whoever is at hand: "tell the ward staff straight away if ..."
+_NET_TELL = r"(?:tell|alert) (?:us|me|staff|the (?:ward )?staff|ward staff|the nurses?|your nurse|a nurse|the team|someone)"
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|(?:not|n't) settl\w*|"
                r"persists?|develop\w*|new|"
                r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
-               r"same[- ]day|(?:tell|alert) (?:us|me|staff|the staff|the "
-               r"nurses?|your nurse|a nurse|the team|someone)|emergency|urgent\w*|911|999|988|112|111|000|a&e|ed|er|ambulance|"
+               rf"same[- ]day|{_NET_TELL}|emergency|urgent\w*|911|999|988|112|111|000|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
 _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the child|your \w+))(?: straight| right)?(?: back)?"
@@ -141,7 +142,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"(?:call|ring|phone|dial|contact|see|calling|ringing|phoning|dialling|dialing) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
            r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours)|your (?:gp|doctor|midwife|team)|a doctor|"
            r"someone)|seek (?:\w+ ){0,2}(?:help|care|advice|attention|review)|get (?:\w+ )?(?:help|care|seen|checked|advice)|"
-           r"get in touch|be seen|(?:tell|alert) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|the team|someone)|"
+           rf"get in touch|be seen|{_NET_TELL}|"
            r"shout for (?:us|help|a nurse|the nurse)|(?:urgent|emergency) (?:help|care|review|advice|assessment)|"
            r"press (?:the |your )?(?:buzzer|call bell|bell|call button)|"
            r"let (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?|a doctor) know|"
@@ -174,9 +175,15 @@ _IN_SENTENCE = r"(?:[^.!?\n]|(?<=\d)\.(?=\d))"
 _NET_IF = (r"if|should|in case|whenever|unless|in the (?:unlikely )?event|with any of (?:these|those|them)"
            r"|any (?:one )?of (?:these|those|the following)|at the first sign|the moment you")
 _NET_HELP_PLACE = r"(?:the )?(?:a&e|ed|er|emergency(?: department| room)?|999|911|000|112|hospital|urgent care)"
+# What to watch for, listed, then the help, in that sentence or the next: "Warning signs, now and after surgery: fever,
+# worsening distension, lethargy. Tell staff right away"; "Watch for fever or drowsiness. These need immediate medical
+# attention" ("No red flags today." is not advice)
+_NET_WATCH = r"(?<!no )(?:watch (?:out )?for|look out for|warning signs?|red flags?|danger signs?)"
+_NET_NEEDS = r"(?:need|needs|require|requires) (?:immediate|urgent|emergency|prompt) (?:medical )?(?:attention|help|care|review|treatment)"
 _SAFETY_NET_RE = (
     rf"\b(?:{_NET_IF})\b{_IN_SENTENCE}{{0,200}}\b(?:{_NET_ACTION})\b"
     rf"|\b(?:if|should|in case|whenever)\b{_IN_SENTENCE}{{0,200}}[.!?]\s+(?:{_NET_NEXT})\b"
+    rf"|\b{_NET_WATCH}\b{_IN_SENTENCE}{{0,250}}(?:[.!?]\s*{_IN_SENTENCE}{{0,60}})?\b(?:{_NET_NEXT}|{_NET_TELL}|{_NET_NEEDS})\b"
     rf"|\b(?:{_NET_GO})\b{_IN_SENTENCE}{{0,100}}\b(?:{_NET_IF})\b"
     # "When to call 911: ...", "a purple rash would be a reason to call 999"
     rf"|\b(?:when|reasons?) to (?:call|ring|dial|phone|come back|return|seek|(?:go to|attend) {_NET_HELP_PLACE})\b"
@@ -249,6 +256,9 @@ _PLAN_TERMS = [
     "days", "weeks", "tablets", "tablet", "cream", "ointment", "drops", "inhaler", "fluids", "paracetamol",
     "acetaminophen", "tylenol", "ibuprofen", "nsaid", "antihistamine", "penicillin", "amoxicillin", "at home",
     "rest", "avoid", "physio", "diet", "exercise", "surgery", "operation", "dressing", "sling", "splint",
+    # the teams and what they will do (round 20: "She'll be looked after by a team: the baby heart doctors ...; we'll
+    # monitor her development; we'll offer you the MMR vaccine")
+    "monitor", "monitoring", "looked after by", "under the care of", "care from", "vaccine", "vaccination", "jab",
 ]
 # Prompt care given now, in the department, as the final message states it.
 _NOW_TERMS = ["now", "immediately", "right away", "straight away", "stat"]

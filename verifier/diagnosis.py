@@ -88,7 +88,8 @@ _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compil
               (re.compile(r"\bd/o\b", re.IGNORECASE), "disorder"), (re.compile(r"\bh/o\b", re.IGNORECASE), "history of"),
               (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"),
               (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"),  # spinal levels
-              (re.compile(r"\b(\d{1,2})(?:\+\d)?/40\b"), r"\1 weeks"))  # a gestation: "preterm 33/40", "34+2/40"
+              (re.compile(r"\b(\d{1,2})(?:\+\d)?/40\b"), r"\1 weeks"),  # a gestation: "preterm 33/40", "34+2/40"
+              (re.compile(r"\bHIV\s*/\s*AIDS\b", re.IGNORECASE), "HIV"))  # one infection and its stage
 # Presentations a clinician states with their cause ("Sciatica due to an L4/5 disc prolapse", "Anaemia secondary
 # to ..."): with the case's diagnosis as the cause, the statement names it. A rival condition never stands first.
 _PRESENTATIONS = frozenset("""sciatica radiculopathy myelopathy neuropathy neuralgia anaemia anemia jaundice
@@ -246,7 +247,7 @@ croup
 whooping cough|pertussis
 epiglottitis
 tuberculosis|tb
-hiv
+hiv|aids|human immunodeficiency virus|acquired immunodeficiency syndrome
 malaria
 lyme disease
 kawasaki disease
