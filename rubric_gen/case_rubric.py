@@ -86,7 +86,9 @@ _UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurt
                                "anywhere", "anything", "else", "lately", "often", "still", "ever", "usually",
                                "happen", "happens", "occur", "occurs", "noted"})
 _EMPATHY_TERMS = [
-    "sorry", "understand", "understandable", "worried", "worrying", "concern", "concerned", "concerns",
+    "sorry", "understand", "understandable", "worried", "worrying",
+    # the patient's concern, not "any concerns, call us" or "concern for enterocolitis"
+    "your concern", "your concerns", "you're concerned", "you are concerned", "you were concerned", "the concern you",
     "must be", "difficult", "frightening", "scary", "reassure", "thank you for", "i hear", "that sounds",
     "that does sound", "oh dear",
     "rough time", "a shock", "hard for you",

@@ -111,3 +111,18 @@ def test_a_plan_told_as_the_teams_who_will_look_after_her(final: str, planned: b
     case = next(c for c in import_agentclinic(agentclinic_path) if c.id == "agentclinic-0008")
     turns = ["What brings you in today?", f"DIAGNOSIS: {case.final_diagnosis}\n{final}"]
     assert _met(case, turns, "Gives a clear management plan") is planned
+
+
+@pytest.mark.parametrize(("final", "empathic"), [
+    ("I can see why you were concerned; it's a worrying thing to find.", True),
+    ("I understand your concern about the lump.", True),
+    ("Any concerns, ring us.", False),  # an invitation, not an acknowledgement
+    ("Antibiotics if there is any concern for infection.", False),
+])
+def test_empathy_is_for_the_patients_concern_not_any_concern(final: str, empathic: bool) -> None:
+    from patient_sim.cases import project_cases
+    from tests.verifier.test_clinical_wording import _met
+
+    case = next(c for c in project_cases() if c.id == "acute-gout")
+    turns = ["When did it start?", f"DIAGNOSIS: {case.final_diagnosis}\nRest and ibuprofen. {final}"]
+    assert _met(case, turns, "Acknowledges the patient's concerns") is empathic
