@@ -101,6 +101,10 @@ _PAST_KEYS = frozenset({"past_history", "intent:previous"})
 # A blanket negative about a body system: "Denies ... any respiratory, gastrointestinal or urinary symptoms".
 _DENIES_SYSTEM_RE = re.compile(r"\b(?:denies|no|not|without|negative for)\b[^.;]*\b(?:symptoms?|problems?|complaints?)\b",
                                re.IGNORECASE)
+# "No change in bowel habits or urination": a blanket negative about what the bowels and the bladder do, not about the
+# whole gut ("Diarrhoea or constipation?" and "Wet nappies?" are answered; "Any vomiting?" is not)
+_NO_CHANGE_RE = re.compile(r"\bno (?:\w+ )?(?:changes? (?:in|to)|change of) (?:\w+ )?(?:bowel habits?|bowels?|urination|"
+                           r"waterworks|stools?)\b", re.IGNORECASE)
 # "Does your jaw ache when you chew?" where the record names no jaw: its "no pain elsewhere in the body" answers it.
 _NO_PAIN_ELSEWHERE_RE = re.compile(r"\bno (?:other )?(?:pains?|aches?)(?: or \w+)? (?:elsewhere|anywhere else)\b"
                                    r"|\bno other (?:pains?|aches)\b", re.IGNORECASE)
@@ -330,6 +334,10 @@ class FactIndex:
             return True
         if missing and _DENIES_SYSTEM_RE.search(fact.text):  # "Denies any respiratory symptoms" answers "Breathless?"
             covered = frozenset().union(*map(clinical.system_symptoms, self._terms[i]))
+            if covered and all(set(group) & covered for group in missing):
+                return True
+        if missing and _NO_CHANGE_RE.search(fact.text):
+            covered = frozenset().union(*(clinical.system_symptoms(k) for k in self._terms[i] if not k.startswith(clinical.SITE)))
             if covered and all(set(group) & covered for group in missing):
                 return True
         if (intents - _FEATURES) & self._answers[i]:  # an intent that names its own subject ("pregnant?")

@@ -126,3 +126,12 @@ def test_empathy_is_for_the_patients_concern_not_any_concern(final: str, empathi
     case = next(c for c in project_cases() if c.id == "acute-gout")
     turns = ["When did it start?", f"DIAGNOSIS: {case.final_diagnosis}\nRest and ibuprofen. {final}"]
     assert _met(case, turns, "Acknowledges the patient's concerns") is empathic
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Onset?", True),
+    ("Time of onset?", True),
+    ("FHx of congenital heart dz, early-onset HTN, or renal disease?", False),  # a kind of disease, not a time
+])
+def test_early_onset_names_a_kind_of_disease_not_when_it_started(question: str, asks: bool) -> None:
+    assert _asks_about_symptom("Headache", question, item_end="when the symptoms started") is asks
