@@ -74,18 +74,11 @@ def test_a_joint_aspiration_named_by_its_joint(order: str, label: str, named: bo
     assert (label in resolve(order, [label]).named) is named
 
 
+
 @pytest.mark.parametrize(("advice", "net"), [
     ("Tell the ward staff straight away if he becomes harder to wake or has a fit.", True),
     ("Tell ward staff at once if the headache gets worse.", True),
     ("The ward staff will check on him every hour.", False),  # what happens, not when to ask for help
-])
-def test_telling_the_ward_staff_is_safety_netting(advice: str, net: bool) -> None:
-    from rubric_gen.case_rubric import _SAFETY_NET_RE
-
-    assert bool(re.search(_SAFETY_NET_RE, advice, re.IGNORECASE)) is net
-
-
-@pytest.mark.parametrize(("advice", "net"), [
     ("Warning signs, now and after surgery: fever, worsening distension, lethargy. Tell staff right away.", True),
     ("Watch for fever or drowsiness. These can signal an infection and need immediate medical attention.", True),
     ("Red flags: chest pain, fainting. Call 999.", True),
@@ -93,7 +86,7 @@ def test_telling_the_ward_staff_is_safety_netting(advice: str, net: bool) -> Non
     ("No red flags today. Tell us how you get on at your review.", False),
     ("I looked for warning signs and found none.", False),
 ])
-def test_warning_signs_listed_before_the_help(advice: str, net: bool) -> None:
+def test_telling_the_ward_staff_and_warning_signs_before_the_help(advice: str, net: bool) -> None:
     from rubric_gen.case_rubric import _SAFETY_NET_RE
 
     assert bool(re.search(_SAFETY_NET_RE, advice, re.IGNORECASE)) is net
