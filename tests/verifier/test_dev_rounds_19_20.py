@@ -1,8 +1,9 @@
 """Rounds 19 and 20's wordings (40 AgentClinic cases, new writers and examiners) that the examiners credit and the
 grader missed, tried on cases they were not written from, each beside a lookalike that does not ask or say the same
-thing: "HIV/AIDS" as the cause in a diagnosis, vomiting as a question about nausea, eating less as appetite, a change
-in eating or activity, daytime sleepiness as tiredness, a wrist aspiration, telling the ward staff, warning signs
-listed before the help, and a plan told as the teams who will look after the child."""
+thing: "HIV/AIDS" as the cause in a diagnosis, vomiting (not whether anything stays down) as a question about
+nausea, eating less as appetite, a change in eating or activity, daytime sleepiness as tiredness, a wrist
+aspiration, telling the ward staff, warning signs listed before the help, a plan told as the teams who will look
+after the child; and what they credited wrongly: any "concern" as empathy, "early-onset" as the onset."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ def test_hiv_slash_aids_is_one_infection_not_a_list(stated: str, right: bool) ->
     ("Nausea", "Any sickness or vomiting?", True),  # the examiners' brief: it covers nausea
     ("Nausea", "How often have you vomited?", True),
     ("Nausea", "Any diarrhoea?", False),
+    ("Nausea", "Keeping fluids down?", False),  # whether anything stays down (rounds 14 and 19's examiners)
+    ("Projectile vomiting", "Keeping fluids down?", True),
     ("Projectile vomiting", "Feeling sick?", False),  # nausea does not ask whether they vomit
     ("Projectile vomiting", "Nauseous?", False),
     ("Projectile vomiting", "Any vomiting?", True),
