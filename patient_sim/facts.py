@@ -332,12 +332,12 @@ class FactIndex:
         # "Is it painful or itchy?" where the record says only "No pain": the part it answers
         if pain and self._pain_only[i] and not any(_place((k,)) for g in missing for k in g):  # pain somewhere else
             return True
-        if missing and _DENIES_SYSTEM_RE.search(fact.text):  # "Denies any respiratory symptoms" answers "Breathless?"
-            covered = frozenset().union(*map(clinical.system_symptoms, self._terms[i]))
-            if covered and all(set(group) & covered for group in missing):
-                return True
-        if missing and _NO_CHANGE_RE.search(fact.text):
-            covered = frozenset().union(*(clinical.system_symptoms(k) for k in self._terms[i] if not k.startswith(clinical.SITE)))
+        # "Denies any respiratory symptoms" answers "Breathless?"; "no change in bowel habits" answers what the bowels
+        # do, not the whole gut its site stands for
+        denies = _DENIES_SYSTEM_RE.search(fact.text)
+        if missing and (denies or _NO_CHANGE_RE.search(fact.text)):
+            systems = self._terms[i] if denies else {k for k in self._terms[i] if not k.startswith(clinical.SITE)}
+            covered = frozenset().union(*map(clinical.system_symptoms, systems))
             if covered and all(set(group) & covered for group in missing):
                 return True
         if (intents - _FEATURES) & self._answers[i]:  # an intent that names its own subject ("pregnant?")
