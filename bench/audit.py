@@ -90,14 +90,13 @@ async def _recall(cases, precision, name: str) -> dict:  # noqa: ANN001 - bench 
 
 
 def _agreement(cases, name: str) -> dict:  # noqa: ANN001 - bench script
-    import yaml
-
     from evaluation.audit_orders import order_agreement
+    from verifier import yamlfile
     from verifier.data import data_dir
 
     started = time.perf_counter()
     path = data_dir() / "natural" / f"{name}.yaml"
-    natural = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else []
+    natural = yamlfile.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else []
     extra = {e["case"]: [t for c in e["consultations"] for t in c["turns"]] for e in natural}
     report = order_agreement(cases, extra)
     return {"cases": report.cases, "orders": report.orders, "disagreements": len(report.disagreements),

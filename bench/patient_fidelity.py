@@ -518,10 +518,10 @@ def load_answerable(path: Path) -> dict[tuple[str, str, str], bool]:
 
 def load_natural(path: Path) -> list[Consultation]:
     """``data/natural/*.yaml``: every consultation, in file order."""
-    import yaml
+    from verifier import yamlfile
 
     rows = []
-    for entry in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+    for entry in yamlfile.safe_load(path.read_text(encoding="utf-8")) or []:
         for consultation in entry.get("consultations") or []:
             rows.append(Consultation(str(entry["case"]), str(consultation["register"]),
                                      [str(t) for t in consultation["turns"]], bool(entry.get("heldout", False))))

@@ -41,6 +41,7 @@ from evaluation.audit_medical import medical_suite
 from patient_sim import doctors
 from rubric_gen.case_rubric import build_case_rubric
 from rubric_gen.validate import PLAN, SAFETY
+from verifier import yamlfile
 from verifier.markers import parse_diagnosis
 from verifier.rule_grader import final_diagnosis_match
 from verifier.scoring import example_score
@@ -160,7 +161,7 @@ def load_natural(path: Path, case_ids: Collection[str], *, skip_unknown_cases: b
     """Read and validate a natural-consultation file (``data/natural/*.yaml``), with the clinicians' item
     marks beside it (``items/<stem>.jsonl``) where they exist."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamlfile.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise NaturalFormatError(f"{path}: cannot read: {exc}") from exc
     except yaml.YAMLError as exc:

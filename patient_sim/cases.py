@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from verifier import yamlfile
 from verifier.data import data_dir
 from verifier.types import Case, Demographics
 
@@ -137,8 +138,8 @@ def _load_jsonl(path: Path) -> list[Case]:
 def _load_yaml(path: Path) -> list[Case]:
     text = path.read_text(encoding="utf-8")
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        root = yamlfile.compose(text)
+        data = yamlfile.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None

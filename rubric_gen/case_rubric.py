@@ -26,6 +26,7 @@ The rubric is a reward, so it is built against the cheapest ways to score withou
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rubric_gen.validate import ACCURACY, COMMUNICATION, LOGIC, PLAN, SAFETY
 from verifier import clinical
@@ -531,7 +532,18 @@ def case_vocabulary(case: Case) -> list[str]:
 
 
 def build_case_rubric(case: Case) -> Rubric:
-    """The rubric for a consultation on ``case`` (pure: the same case always gives the same rubric)."""
+    """The rubric for a consultation on ``case`` (pure: the same case always gives the same rubric). Built
+    once per case content and handed out as a fresh copy (read back from its JSON, which round-trips
+    exactly): the reward service grades many consultations of each case."""
+    return Rubric.model_validate_json(_rubric_json(case.model_dump_json()))
+
+
+@lru_cache(maxsize=1024)
+def _rubric_json(case_json: str) -> str:
+    return _build(Case.model_validate_json(case_json)).model_dump_json()
+
+
+def _build(case: Case) -> Rubric:
     items: list[RubricItem] = []
     synonyms = clinical.diagnosis_names([case.final_diagnosis, *case.diagnosis_synonyms])
     others = list(case.differential)

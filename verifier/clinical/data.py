@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from verifier import yamlfile
 from verifier.diagnosis import name_variants, words
 
 _HERE = Path(__file__).resolve().parent
@@ -183,13 +184,13 @@ class DiagnosesData(BaseModel):
 
 def _read(path: Path, model: type[BaseModel]) -> BaseModel:
     try:
-        return model.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return model.model_validate(yamlfile.safe_load(path.read_text(encoding="utf-8")))
     except (OSError, yaml.YAMLError, ValueError) as exc:
         raise ValueError(f"{path}: {exc}") from exc
 
 
 def folded(text: str) -> tuple[str, ...]:
-    return tuple(words(text))
+    return words(text)
 
 
 class _Phrases:

@@ -31,7 +31,8 @@ def terms(text: str, *, nested: bool = True) -> list[str]:
     return [*keys, *(inner if nested else ()), *rest]
 
 
-def topics(text: str, *, item: bool = False) -> list[tuple[str, ...]]:
+@lru_cache(maxsize=16384)
+def topics(text: str, *, item: bool = False) -> tuple[tuple[str, ...], ...]:
     """What ``text`` (a key question, a symptom, a red flag) asks about, one group per thing: each intent;
     the keys of each phrase, with those of the phrases inside it ("speech" is the speech concept and the
     nervous system); each other word's stem. Read as a rubric ``item``, a concept asked about only as a whole
@@ -61,7 +62,7 @@ def topics(text: str, *, item: bool = False) -> list[tuple[str, ...]]:
         if not used and token not in STOPWORDS and token not in said:
             stemmed = stem(token)
             groups.append((layer.stems.get(stemmed, stemmed),))
-    return list(dict.fromkeys(groups))
+    return tuple(dict.fromkeys(groups))
 
 
 def concepts(text: str) -> list[str]:
@@ -80,11 +81,13 @@ def answers(fact: str) -> list[str]:
     return [key for key, _, answer in _layer().intents if answer is not None and answer.search(fact)]
 
 
+@lru_cache(maxsize=16384)
 def asked(question: str) -> frozenset[str]:
     """Everything a question sentence asks about: its terms and its intents."""
     return frozenset(terms(question)) | intents(question)
 
 
+@lru_cache(maxsize=16384)
 def compose(keys: frozenset[str]) -> frozenset[str]:
     """``keys`` (what a question asks) with the concepts it names by their parts: "Cough, blood?" asks about
     haemoptysis, "Have your stools been black?" about melaena."""
@@ -94,6 +97,7 @@ def compose(keys: frozenset[str]) -> frozenset[str]:
     return keys | made if made else keys
 
 
+@lru_cache(maxsize=16384)
 def term_keys(term: str) -> frozenset[str]:
     """A rubric term as keys: a namespaced key or a concept id stands for itself ("erectile_function"); a word or
     phrase is read as text."""
