@@ -131,7 +131,7 @@ def test_sft_stage_trains_on_the_loops_dialogues_and_reads_them_back(embedded, l
     # and the steps on them to seconds; the protocol of full-length ones is checked above without a model.
     config = StageConfig(stage="sft", data={"cases": ["acs-stemi", "migraine"]}, warm_start={"variants": 2},
                          rollout=SHORT_DIALOGUES,
-                         trainer={"max_steps": 2, "per_device_train_batch_size": 2, "learning_rate": 1e-4,
+                         trainer={"max_steps": 2, "per_device_train_batch_size": 1, "learning_rate": 1e-4,
                                   "save_steps": 2, "save_total_limit": 1, "disable_tqdm": True})
     out = tmp_path / "sft"
     result = run_stage(config, out, patient=local_client)
