@@ -74,7 +74,9 @@ _TOPIC_WEIGHT = {"hpi": 1.2, "ros": 0.8}
 
 
 # Words of a question that say how it is asked, not what about.
-_QUERY_GLUE = frozenset(tx.stem(w) for w in ("notice", "noticed", "feel", "felt", "think", "remember"))
+# "Which areas are affected?", "Any other joints involved?": how a question asks, not a thing it asks about
+_QUERY_GLUE = frozenset(tx.stem(w) for w in ("notice", "noticed", "feel", "felt", "think", "remember", "affected",
+                                             "involved"))
 _GENERIC_QUERY = frozenset(tx.stem(w) for w in ("pain", "problem", "symptom", "medical", "history", "trouble"))
 _GATES: dict[str, Topic] = {"family": "family", "allergy": "allergies", "medication": "medications"}
 # The clinical-language layer's medicine concepts (verifier/clinical/language.yaml): a fact that names one
@@ -234,7 +236,7 @@ def _things(question: str) -> list[tuple[str, ...]]:
     """What ``question`` asks about, one group per thing (``clinical.topics``: a concept with the phrases
     inside it, or another clinical word); intents, generic words and glue words aside."""
     return [group for group in clinical.topics(question)
-            if not group[0].startswith(clinical.INTENT) and not _generic(group)
+            if not group[0].startswith(clinical.INTENT) and not _generic(group) and group[0] not in _QUERY_GLUE
             and (any(clinical.is_key(k) for k in group) or group[0] in _lexicon_stems())]
 
 

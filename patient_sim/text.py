@@ -19,7 +19,8 @@ STOPWORDS = clinical.STOPWORDS
 
 # Canonical token for groups of words a patient and a doctor use for the same thing.
 _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
-    "pain": ("pain", "hurt", "ache", "achy", "sore", "agonis", "agoniz", "discomfort", "tender", "burn"),
+    "pain": ("pain", "hurt", "ache", "achy", "sore", "agonis", "agoniz", "discomfort", "tender", "burn", "painles",
+             "nontend"),
     "smoke": ("smoke", "smok", "cigarette", "cigarett", "tobacco", "cigar", "vape", "vap"),
     "alcohol": ("alcohol", "drink", "drank", "beer", "wine", "pint", "unit", "spirit", "booze"),
     "medication": ("medication", "medic", "medicine", "meds", "pill", "tablet", "prescription", "prescrib"),

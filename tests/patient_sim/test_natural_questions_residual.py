@@ -1,0 +1,44 @@
+"""Questions the template patient still left unanswered after rounds 15 to 20 (data/natural/dev/answerable/: which
+ones the record answers was a clinician's call), each on a made-up record beside a lookalike: "painless" answers a
+question about pain, and "affected" or "involved" is how a question asks, not a thing it asks about."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.patient_sim.test_natural_questions_r16 import _case, _replies
+
+PAINLESS = "Lesions are painless"
+
+
+@pytest.mark.parametrize("question", [
+    "Are they painful?",  # agentclinic-0056 (r16), checklist, in part
+    "Do they hurt?",
+    "Any pain?",
+])
+def test_painless_answers_a_question_about_pain(question: str) -> None:
+    case = _case(primary_symptoms=["Red, crusty lesion on the finger", PAINLESS])
+    assert PAINLESS in _replies(case, question)[0]
+
+
+def test_painless_does_not_answer_a_question_about_something_else() -> None:
+    case = _case(primary_symptoms=["Red, crusty lesion on the finger", PAINLESS])
+    assert PAINLESS not in _replies(case, "Any fever?")[0]
+
+
+@pytest.mark.parametrize("question", [
+    "Which areas are affected?",  # agentclinic-0071 (r18), checklist
+    "Any other joints involved?",
+])
+def test_affected_or_involved_asks_where(question: str) -> None:
+    case = _case(chief_complaint="Rash on scalp and forehead",
+                 primary_symptoms=["Rash on scalp and forehead"], past_medical_history=["Born at term"],
+                 secondary_symptoms=["No other joint swelling"])
+    told = _replies(case, question)[0]
+    assert told and all("Born" not in fact for fact in told)
+
+
+def test_a_thing_named_beside_affected_is_still_asked_about() -> None:
+    # "affected" is glue, the eye is not: the record says nothing of the eyes, so nothing is told
+    case = _case(chief_complaint="Rash on scalp and forehead", primary_symptoms=["Rash on scalp and forehead"])
+    assert _replies(case, "Are your eyes affected?") == [[]]
