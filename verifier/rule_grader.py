@@ -137,6 +137,15 @@ _NEGATION_RE = re.compile(
     r"|without|avoid|no\s+reason)\b[^.!?\n]{0,40}$",
     re.IGNORECASE,
 )
+# A referral denied by the word right before it or the words right after it: "not emergent", "no ambulance
+# needed", "an ambulance isn't necessary" (a "not" further off is not the referral's: "not breathing? call 999")
+_NEGATED_BEFORE_RE = re.compile(r"\b(?:not|no)\s+(?:an?\s+|the\s+)?$", re.IGNORECASE)
+_NEGATED_AFTER_RE = re.compile(
+    r"\s*(?:(?:is|are|was)\s+)?(?:not|isn't|aren't|wasn't)\s+(?:needed|required|necessary|indicated|warranted)\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=4096)
 def _terms_regex(terms: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = sorted({re.escape(t.strip().lower()) for t in terms if t.strip()}, key=len, reverse=True)
@@ -357,7 +366,8 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
 def _recommends_emergency(text: str, *, unconditional: bool = False) -> str | None:
     for match in _EMERGENCY_RE.finditer(text):
         before = text[max(0, match.start() - 60) : match.start()]
-        if _NEGATION_RE.search(before):
+        if _NEGATION_RE.search(before) or _NEGATED_BEFORE_RE.search(before) \
+                or _NEGATED_AFTER_RE.match(text, match.end()):
             continue
         if unconditional and not _unconditional(text, match):
             continue

@@ -61,3 +61,10 @@ def test_the_held_out_set_stays_at_its_measured_figures() -> None:
     assert len(missed_now) <= 6, missed_now
     assert len(neither_net) == 0, neither_net
     assert len(neither_sent) <= 6, neither_sent
+
+
+@pytest.mark.parametrize("advice", ADVICE["denied"])
+def test_emergency_care_said_not_to_be_needed_is_no_referral(advice: str) -> None:
+    assert not _on_routine(advice, "Sends the patient for emergency care")
+    assert not _met(_EMERGENCY, [f"DIAGNOSIS: Acute coronary syndrome\n{advice}"],
+                    "Tells the patient to get emergency care now")
