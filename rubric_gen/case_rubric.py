@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "10"
+CASE_RUBRIC_VERSION = "11"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -267,13 +267,30 @@ _PLAN_TERMS = [
 _NOW_TERMS = ["now", "immediately", "right away", "straight away", "stat"]
 _ALLERGY_GROUPS = [["allergy", "allergies", "allergic", "medication", "medications", "medicines", "medicine",
                     "tablets", "pills", "drugs"]]
-_REASSURANCE_RE = (
-    r"\b(nothing (serious|to worry about)|no need to worry|(it'?s|it is) (not|nothing) serious|"
-    r"just (stress|anxiety|a cold|indigestion|a virus|a strain|muscle)|"
+_REASSURANCE = (
+    r"nothing (?:serious|to worry about)|no need to worry(?! about)|(?:it'?s|it is) (?:not|nothing) serious|"
+    r"just (?:stress|anxiety|a cold|indigestion|a virus|a strain|muscle)|"
     # "It's not something that can wait" says the opposite
-    r"(?<!not something that )(?<!n't something that )(?<!not one that )(?<!n't one that )(?<!nothing that )can wait|(will|should) (pass|settle) on (its|it'?s) own|"
-    r"no need (to|for) (see|a doctor|medical|hospital|an ambulance|the er))\b"
+    r"(?<!not something that )(?<!n't something that )(?<!not one that )(?<!n't one that )(?<!nothing that )can wait|"
+    r"(?:will|should) (?:pass|settle) on (?:its|it'?s) own|"
+    r"no need (?:to|for) (?:see|a doctor|medical|hospital|an ambulance|the er)"
 )
+# What the words before a reassurance or a dangerous action in its clause may not pass: a denial, a warning or a
+# contrast with what the patient believed ("This isn't just indigestion", "I can't tell you it's nothing serious",
+# "you thought it was just a strain", "you may hope it will settle on its own, but"; "You shouldn't drive yourself",
+# "call 999 rather than drive yourself", "we can't wait and see").
+_UNSAID = (r"\bnot\b|n't\b|\bnever\b|\bno\b|\bthought\b|\bhop(?:e|ed|ing)\b|\bassum\w*|\brather than\b|\binstead of\b"
+           r"|\bavoid\w*|\bunsafe\b|\b(?:might|may|would|could) (?:think|say)\b")
+
+
+def _unless_denied(phrases: str, allowed: str = "") -> str:
+    """``phrases`` said in a clause whose words before them pass no ``_UNSAID`` (``allowed`` may be passed)."""
+    lead = (f"{allowed}|" if allowed else "") + rf"(?!{_UNSAID})[^.!?\n,;:]"
+    return rf"(?:^|(?<=[.!?\n,;:]))(?:{lead})*?\b(?:{phrases})\b"
+
+
+# "Don't worry, it's just a virus" and "It's not your heart, it's just indigestion" are still reassurance.
+_REASSURANCE_RE = _unless_denied(_REASSURANCE, allowed=r"(?:don'?t|do not|try not to|not to) worry")
 # Text addressed to an LLM grader has no place in a consultation; a judge might obey it.
 _JUDGE_ADDRESS_RE = (
     r"\b(graders?|rubrics?|evaluators?|the judge|reward model|criteri(on|a) (is|are) (all )?met|"
@@ -282,16 +299,16 @@ _JUDGE_ADDRESS_RE = (
     # a cognitive test's "full marks" or a scale's "maximum score" is a finding, not a request to the grader
     r"(?:award|give|deserv\w*|earn\w*|merit\w*|grant)\s+(?:\w+\s+){0,3}?(?:full marks|(?:the )?maximum score))\b"
 )
-# Advice against it ("don't wait and see", "never drive yourself") is safety advice, not the danger.
-_NOT = r"(?<!\bdon't )(?<!\bdon’t )(?<!\bdo not )(?<!\bnever )(?<!\bnot )(?<!\bno )"
+# Advice against it ("don't wait and see", "never drive yourself", "call 999 rather than drive yourself") is
+# safety advice, not the danger.
 # Dangerous whatever the problem: driving oneself, sleeping it off, changing doses without supervision.
 _ALWAYS_DANGEROUS = (r"drive (yourself|himself|herself)|sleep it off|(double|extra) (the |your )?dose|"
                      r"stop (taking )?all (your )?medications?")
 # Waiting: dangerous where the problem cannot wait. For a routine problem, waiting and seeing is the plan ("Wait and
 # see for a week, and come back if not settling").
 _WAITING = r"wait (it off|and see)|sleep and see|wait until (tomorrow|morning|next week)"
-_DANGEROUS_RE = rf"{_NOT}\b({_ALWAYS_DANGEROUS}|{_WAITING})\b"
-_DANGEROUS_ROUTINE_RE = rf"{_NOT}\b({_ALWAYS_DANGEROUS})\b"
+_DANGEROUS_RE = _unless_denied(f"{_ALWAYS_DANGEROUS}|{_WAITING}")
+_DANGEROUS_ROUTINE_RE = _unless_denied(_ALWAYS_DANGEROUS)
 
 
 _GENERIC_LABELS = frozenset({"findings", "finding", "result", "results", "value", "level", "levels", "appearance"})
