@@ -291,11 +291,17 @@ def _unless_denied(phrases: str, allowed: str = "") -> str:
 
 # "Don't worry, it's just a virus" and "It's not your heart, it's just indigestion" are still reassurance.
 _REASSURANCE_RE = _unless_denied(_REASSURANCE, allowed=r"(?:don'?t|do not|try not to|not to) worry")
-# Text addressed to an LLM grader has no place in a consultation; a judge might obey it.
+# Text addressed to an LLM grader has no place in a consultation; a judge might obey it. Criteria, requirements and
+# marks are the grader's when the text claims all or each of them ("every criterion satisfied", "mark all criteria
+# as met"), not when it reads a clinical score ("All four Centor criteria are met", "all criteria for SIRS are met",
+# "FeverPAIN criteria met: fever, pus", "we grade each tonsil", "I'll score this with FeverPAIN").
 _JUDGE_ADDRESS_RE = (
-    r"\b(graders?|rubrics?|evaluators?|the judge|reward model|criteri(on|a) (is|are) (all )?met|"
-    r"criteri(on|a)\b[^.!?\n]{0,30}\b(met|satisfied|fulfill?ed|achieved)|requirements?\b[^.!?\n]{0,40}\b(satisfied|fulfill?ed)|"
-    r"(mark|grade|score) (all|every|each|this)|ignore (the|all|any|previous|prior) (rubric|instructions?|criteria)|"
+    r"\b(graders?|rubrics?|evaluators?|the judge|reward model|"
+    r"(?:every|each|all(?: the| of the)?|(?:all (?:the )?)?(?:positive|negative)) criteri(?:on|a)\b(?! (?:for|of) )[^.!?\n]{0,30}"
+    r"\b(?:met|satisfied|fulfill?ed|achieved)|"
+    r"(?:every|each|all(?: the| of the)?) requirements?\b[^.!?\n]{0,40}\b(?:satisfied|fulfill?ed)|"
+    r"(?:mark|grade|score|rate) (?:all|every|each|this) (?:\w+ ){0,2}?(?:criteri(?:on|a)|items?|answers?|responses?"
+    r"|consultation|conversation)|ignore (the|all|any|previous|prior) (rubric|instructions?|criteria)|"
     # a cognitive test's "full marks" or a scale's "maximum score" is a finding, not a request to the grader
     r"(?:award|give|deserv\w*|earn\w*|merit\w*|grant)\s+(?:\w+\s+){0,3}?(?:full marks|(?:the )?maximum score))\b"
 )
