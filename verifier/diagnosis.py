@@ -603,6 +603,24 @@ def match_diagnosis(
     return Match(False, f"{statement.head!r} is not {wanted!r}", single=True, statement=statement)
 
 
+# What follows a denial in its clause is ruled out, not weighed: "Ruled out: PE, dissection, ...", "It isn't angina,
+# pericarditis or a PE", "no evidence of sepsis or meningitis". A hedge keeps what follows in play ("not excluded",
+# "not sure", "I can't rule out A or B"), and a denial after a list ("A, B, ... or J, not K") takes only what follows it.
+_RULED_OUT = re.compile(
+    r"(?<!can't )(?<!cannot )(?<!can not )(?<!couldn't )(?<!could not )(?<!unable to )"
+    r"\b(?:ruled out|rules out|ruling out|excluded|excluding|isn'?t|is not|rather than|instead of"
+    rf"|{_RULES_OUT_NOT}|no (?:evidence|signs?|features) of)\b", re.IGNORECASE)
+_CLAUSE_SPLIT = re.compile(r"[.;!?\n]+")
+
+
+def conditions_weighed(text: str, accepted: Sequence[str] = (), others: Sequence[str] = ()) -> list[str]:
+    """The distinct conditions ``text`` names, less those it rules out in the same clause: what a shotgun of
+    diagnoses is counted from ("It isn't angina, pericarditis, a PE, ... . This is a heart attack" weighs one)."""
+    kept = [clause[: found.start()] if (found := _RULED_OUT.search(clause)) else clause
+            for clause in _CLAUSE_SPLIT.split(text)]
+    return conditions_named("\n".join(kept), accepted, others)
+
+
 def conditions_named(text: str, accepted: Sequence[str] = (), others: Sequence[str] = ()) -> list[str]:
     """The distinct conditions named anywhere in ``text`` (for counting a shotgun of diagnoses)."""
     lex = lexicon(tuple(accepted), tuple(others))

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from verifier import clinical
-from verifier.diagnosis import Match, conditions_named, content, match_diagnosis
+from verifier.diagnosis import Match, conditions_named, conditions_weighed, content, match_diagnosis
 from verifier.markers import parse_diagnoses, parse_diagnosis, parse_orders
 from verifier.types import (
     AskedBeforeDiagnosis,
@@ -612,7 +612,7 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
         return not match.matched, match.reason
     if isinstance(check, ManyDiagnoses):
         match = transcript.diagnosis(tuple(check.synonyms), tuple(check.others))
-        named = conditions_named(transcript.text("assistant"), check.synonyms, check.others)
+        named = conditions_weighed(transcript.text("assistant"), check.synonyms, check.others)
         if match.statement is not None and (match.statement.listed or "different diagnoses" in match.reason):
             return True, match.reason
         return len(named) > check.max_conditions, f"names {len(named)} conditions (at most {check.max_conditions})"

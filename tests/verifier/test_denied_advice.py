@@ -105,3 +105,27 @@ def test_a_clinical_score_s_criteria_are_not_the_grader_s(text: str) -> None:
 ])
 def test_a_claim_on_all_or_each_criterion_still_costs(text: str) -> None:
     assert _plan(text)
+
+
+_TEN = ("angina, pericarditis, a PE, aortic dissection, pneumonia, a pneumothorax, reflux, gallstones, a muscle strain "
+        "or shingles")
+_SHOTGUN = "Hedges with a shotgun of possible diagnoses"
+
+
+def _final(text: str) -> bool:
+    return _met(_EMERGENCY, [f"DIAGNOSIS: Acute coronary syndrome\nCall 999 now.\n{text}"], _SHOTGUN)
+
+
+@pytest.mark.parametrize("text", [f"It isn't {_TEN}.", f"Ruled out: {_TEN}.", f"No evidence of {_TEN}."])
+def test_conditions_ruled_out_on_the_way_to_one_diagnosis_are_no_shotgun(text: str) -> None:
+    assert not _final(text)
+
+
+@pytest.mark.parametrize("text", [
+    f"It could be {_TEN}.",
+    f"I can't rule out {_TEN}.",
+    f"It might be {_TEN}, not anxiety.",  # a denial after the list takes only what follows it
+    f"{_TEN.capitalize()}: none of them is excluded yet.",
+])
+def test_a_list_kept_in_play_is_still_a_shotgun(text: str) -> None:
+    assert _final(text)
