@@ -440,6 +440,15 @@ class FactIndex:
                 weight *= _TOPIC_WEIGHT.get(self.facts[i].topic, 1.0)
                 scored.append((float(score) * weight, i))
         scored.sort(key=lambda pair: (-pair[0], pair[1]))
+        # A fact that names what the question is about beats one that shares only the broader words around it: "Any
+        # blood in your urine?" is answered by "No fever, hematuria, ...", not by "No involuntary loss of urine"
+        leaves = {group[0] for group in clinical.topics(question) if clinical.is_key(group[0]) and not _generic(group)
+                  and not _place(group) and not group[0].startswith((clinical.INTENT, clinical.TEST, clinical.METHOD))}
+        leaves |= set(keys) - set(_layer_keys(question))  # what it names by its parts ("Dysuria? Blood?": haematuria)
+        naming = [pair for pair in scored if pair[0] > 0 and (leaves & self._terms[pair[1]]
+                                                              or intents & self._answers[pair[1]])]
+        if naming and naming[0][0] >= self.min_score:
+            scored = naming
         if scored and scored[0][0] >= self.min_score:
             best = scored[0][0]
             chosen = [i for score, i in scored[: self.max_facts] if score >= max(self.min_score, 0.6 * best)]

@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "11"
+CASE_RUBRIC_VERSION = "12"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -97,7 +97,7 @@ _EMPATHY_TERMS = [
     "i can tell", "no wonder", "unsettling", "i realise", "i realize",
     # acknowledging the news or the ordeal, in a clinician's everyday words
     "i know", "glad you came", "right thing coming", "right thing to come", "a real shock",
-    "hard news", "terrifying", "terrified", "rotten", "gutting", "rough day",
+    "hard news", "terrifying", "terrified", "rotten", "gutting", "rough day", "hard luck", "bad luck", "tough luck",
     "rough night", "rough few", "tough time", "tough day", "you've coped", "you have coped", "you did really well",
     "you did well", "trusting me", "we'll support you", "we will support you", "in good hands", "we've got you",
     "not your fault", "nothing wrong", "try not to worry", "thanks for", "lot to take in", "lot to process",
@@ -162,7 +162,7 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"112|111|000|emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|escalate|"
                  r"same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty|"
-                 r"(?:the )?crisis (?:line|team)|samaritans)"
+                 r"(?:the )?crisis (?:line|team)|samaritans|(?:press |use )?(?:the |your )?(?:buzzer|call bell|call button))"
                  r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away)"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112|"
                  r"nurses?|doctor|gp|help)"
@@ -223,8 +223,11 @@ _SAFETY_NET_RE = (
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
     r"|\b(?:tell|alert) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? (?:about|to) (?:any|new|a|worsening|more)\b"
-    r"| (?:immediately|straight away|right away|at once|urgently) about\b"
+    r"| (?:immediately|straight away|right away|at once|urgently) (?:about|for)\b"  # "Alert nursing immediately for rebleeding"
     r"| (?:immediately|straight away|right away|at once|urgently)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."
+    # "Report immediately: rebleeding, dizziness", "Report any bleeding to the nurse"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))report (?:(?:immediately|straight away|right away|at once|urgently)\s*:\s*\w"
+    r"|any\b)"
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."
@@ -585,7 +588,8 @@ def _build(case: Case) -> Rubric:
         items.append(_item(f"Considers a relevant differential diagnosis, such as {shown}, alongside one stated "
                            "final diagnosis.", 2, ACCURACY, "differential",
                            Differential(terms=[n for d in case.differential for n in _differential_names(d)],
-                                        synonyms=synonyms)))
+                                        synonyms=synonyms,
+                                        conditions=[_differential_names(d) for d in case.differential])))
 
     # -- consultation logic: key questions, asked as questions, before the diagnosis
     questions = clinical.case_questions(case)

@@ -496,6 +496,16 @@ def _gloss(part: str, lex: _Lexicon) -> bool:
     return bool(_GLOSS.match(part)) and not _named(part, lex)
 
 
+# An appositive in plain words after the name: "Jersey finger, the deep flexor tendon (FDP) torn off where it attaches
+# at the fingertip"; "Jersey finger - the tendon that bends the fingertip has pulled off the bone".
+_APPOSITIVE = re.compile(r"\s*(?:an?|the)\s", re.IGNORECASE)
+
+
+def _apposition(part: str, lex: _Lexicon) -> bool:
+    """Whether ``part`` restates the diagnosis as a plain noun phrase that names no condition and reads as none."""
+    return bool(_APPOSITIVE.match(part)) and not _named(part, lex) and not _condition_shaped(part)
+
+
 def _condition_shaped(part: str) -> bool:
     """Whether ``part`` reads as a condition though the data does not know it ("labyrinthitis", "Meckel
     diverticulum", "cerebellar infarct"): a word with a disease suffix, or a disease noun."""
@@ -565,7 +575,8 @@ def match_diagnosis(
     # Not a list, so at most one part names a condition; the others qualify it ("MI, acute inferior"). A later
     # part that explains in a clause of its own ("Anaemia of prematurity - his body isn't yet making enough
     # erythropoietin") and names no condition adds no words to the diagnosis.
-    explained = next((i for i, p in enumerate(statement.parts) if i and (_EXPLANATION.match(p) or _gloss(p, lex))),
+    explained = next((i for i, p in enumerate(statement.parts) if i and (_EXPLANATION.match(p) or _gloss(p, lex)
+                                                                          or _apposition(p, lex))),
                      len(statement.parts))
     heads = [_split_qualifier(p)[0] for i, p in enumerate(statement.parts)
              if i < explained or _named(p, lex)] or [statement.head]

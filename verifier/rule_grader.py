@@ -104,6 +104,8 @@ _EMERGENCY_RE = re.compile(
     # reperfusion now: "thrombolysis now", "TNK now", "straight to thrombectomy", "primary angioplasty"
     r"|(?:thromboly\w+|alteplase|tenecteplase|tnk|tpa|clot[- ]bust\w+(?:\s+drug)?|lytics?)\b[^.!?\n]{0,40}?"
     r"\b(?:now|immediately|right\s+away|straight\s+away)\b"
+    r"|\b(?:now|immediately|right\s+away|straight\s+away)\b[^.!?\n]{0,30}?"  # "Plan now: IV tenecteplase", "acting now: a
+    r"\b(?:thromboly\w+|alteplase|tenecteplase|tnk|tpa|clot[- ]bust\w+(?:\s+drug)?|lytics?)\b"  # clot-busting drug"
     r"|(?:straight|right|immediately)\s+to\s+(?:thrombectomy|theatres?|the\s+or\b|surgery)"
     r"|primary\s+(?:pci|angioplasty|percutaneous\s+coronary\s+intervention)"
     r"|(?:cath(?:eter)?|heart)\s+lab\s+(?:is\s+)?(?:ready|waiting|standing\s+by|activated)"
@@ -128,7 +130,9 @@ _EMERGENCY_RE = re.compile(
     # mid-sentence may be a routine letter sent now
     r"|(?:^|(?<=[.!?\n:;])\s*|(?<=[.!?\n:;] ))(?:gyna?e\w*|obstetric\w*|ob[/-]?gyn|o&g|urolog\w*|orthopa?ed\w*|theatres?"
     r"|the\s+or)\s+(?:now|immediately|straight\s+away|stat)\b"
-    r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team))",
+    r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team)"
+    r"|(?:activat\w+|call\w*|put\s+out|raised?)\s+(?:a\s+|the\s+)?(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)"  # "We've
+    r"|(?:^|(?<=[.!?\n:;])\s*)(?:stroke|trauma|stemi)\s+(?:alert|call)\s*(?:[.!;:\n]|$))",  # called a stroke alert", "Stroke alert."
     re.IGNORECASE,
 )
 _NEGATION_RE = re.compile(
@@ -171,9 +175,10 @@ _ASKING_RE = re.compile(
 )
 _CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise|in an emergency|in emergencies"
                              r"|in the (?:unlikely )?event|when to|reasons? to|with any of (?:these|those|them)"
-                             r"|any of (?:these|those|the following)|at the first sign|the moment you)\b",
+                             r"|any of (?:these|those|the following)|at the first sign|the moment you|in doubt"
+                             r"|were\s+(?:you|it|things|they|she|he)\s+to)\b",  # "Were it to get worse, go to A&E"
                              re.IGNORECASE)
-_PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|disposition|actions?|impression|assessment|diagnosis|next steps?|now"
+_PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|treatment|disposition|actions?|impression|assessment|diagnosis|next steps?|now"
                            r"|immediately|right now|emergency"
                            r"|what(?:'s| is)?\s+(?:happens|happening|we(?:'ll|\s+will|'re\s+going\s+to)?\s+do|"
                            r"i(?:'ll|\s+will|'m\s+going\s+to)\s+do|needs\s+to\s+happen)(?:\s+now|\s+next)?)\b",
@@ -188,8 +193,9 @@ _RULE_HEAD_RE = re.compile(
     r"^\s*(?:(?!(?:this|that|it|which)\b)\w[^.!?\n]{2,120}\bmeans?\s+(?:you\s+(?:should|must|need\s+to)\s+)?"
     r"|for\s+(?!now\b|(?:this|that|your)\b)[^.!?\n,]{3,100},\s*"
     # a clipped condition: "Any CP with exertion, sweating or SOB, call 911"
-    r"|any\s+[^.!?\n]{3,160}(?:,|\s[-\u2013\u2014]+)\s*(?:(?:go|come|head|get)\s+(?:straight\s+|right\s+)?(?:back\s+)?to"
-    r"\s+(?:the\s+)?|call\s+|ring\s+|dial\s+)?)$",  # or between dashes: "Any of these - X, Y - go to A&E"
+    r"|any\s+[^.!?\n]{3,160}(?:,|\s[-\u2013\u2014]+)\s*(?:[^.!?\n,]{1,30}?\s+or\s+)?"  # "..., see your GP or go to A&E"
+    r"(?:(?:go|come|head|get)\s+(?:straight\s+|right\s+)?(?:back\s+)?(?:to"
+    r"\s+(?:the\s+)?)?|call\s+|ring\s+|dial\s+)?)$",  # or between dashes: "Any of these - X, Y - go to A&E"
     re.IGNORECASE,
 )
 
@@ -276,9 +282,10 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
               r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up"
               r"|injections?|jabs?|vaccines?|vaccinations?|dressings?|stitch(?:es)?|sutures?|removal|checks?|recheck|repeat"
               r"|prescriptions?|procedures?|physio\w*|visits?|eval\w*|work[- ]?up|w/u|r/o|rule\s+out|ctpa|angio\w*"
-              r"|this|that|it)\b")
+              r"|this|that|it|ed|er|a&e|hospital|resus\w*|theatres?|gyna?e\w*|team)\b")  # "999 called, for ED/gynae now"
 _FOR_CONDITION_RE = re.compile(
     r"^\s*(?:(?:(?:or|and)\s+|/\s*)(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for", "the ED/call 911 for"
+    r"(?:(?:,|\s[-\u2013\u2014])\s*[^.!?\n;,]{1,40}?(?:,|\s[-\u2013\u2014])\s*|,\s*)?"  # "Get urgent help, ED or call an ambulance, for ..."
     rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now|(?:the\s+)?same[- ]day)\s+)?(?:for|with)(?:\s*:)?\s+(?!{CARE_WORDS})",
     re.IGNORECASE,
 )
@@ -291,7 +298,13 @@ _PAST_VISIT_RE = re.compile(
     r"|\bambulance\s+(?:service|crew|trust|station|staff)\b|\b(?:a&e|ed|er|ambulance)\s+(?:would|wouldn't|won't|could|can)\s+only\b",
     re.IGNORECASE)
 _THEN_RE = re.compile(r"\s*then\b", re.IGNORECASE)
-_HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(\S.*)", re.DOTALL)
+_HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(?:[-*\u2022]|\d+[.)])?\s*(\S.*)", re.DOTALL)
+# the help heads a list on the lines below it: "Come back or go to A&E:\n- the worst headache of your life"
+_HELP_HEADS_LIST_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*\n\s*(?:[-*\u2022]|\d+[.)])\s*(\S[^\n]*)")
+# a clipped question naming what to look out for, then the help: "Worst headache of your life? Straight to A&E."
+_CLIPPED_QUESTION_RE = re.compile(
+    r"(?:^|[.!?\n;:]\s*)(?!(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will|when|where|what|which|who"
+    r"|why|how|still|and|so|ok|okay)\b)([^.!?\n;:]{3,80})\?\s*$", re.IGNORECASE)
 # "Go to the ED right away if you're drooling": the immediacy belongs to the condition.
 _NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at\s+once|urgently)\s+"
                         r"(?:(?:or|and)\s+(?:call|ring|dial|phone)\s+\S+\s+)?"  # "right away or call 911 if ..."
@@ -328,6 +341,11 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # the condition asked in the sentence before: "Trouble swallowing your own saliva? Then it's straight to the ED"
     if _THEN_RE.match(text[start : match.start()]) and text[:start].rstrip().endswith("?"):
         return False
+    if len(text[start : match.start()].split()) <= 3 and not _NOW_RE.search(text[start : match.start()]) \
+            and not re.search(r"\b(?:either\s+way|anyway|regardless|in\s+any\s+case)\b", text[start : match.start()], re.I):
+        asked = _CLIPPED_QUESTION_RE.search(text[:start])
+        if asked and _names_symptoms(asked.group(1)):
+            return False
     if re.search(r"\w[^\n]*(?:\u2192|->)", text[start : match.start()]):  # "Worse -> A&E"; not a bare "-> ED now"
         return False
     if _CONDITIONAL_RE.search(text[start : match.start()]) or _RULE_HEAD_RE.match(text[start : match.start()]):
@@ -351,6 +369,9 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # the help as an aside to a heading, then what to look out for: "Warning signs (go straight to A&E): a
     # thunderclap headache, a stiff neck with fever"; "Call 999 now: suspected heart attack" is still outright
     listed = _HELP_THEN_LIST_RE.match(text[match.end():])
+    line_end = text.find("\n", match.end())
+    if not listed and not _NOW_RE.search(text[start : line_end if line_end >= 0 else len(text)]):  # not "Call 999 now:"
+        listed = _HELP_HEADS_LIST_RE.match(text[match.end():])
     if listed and _names_symptoms(re.split(r"[.!?\n;]", listed.group(1), maxsplit=1)[0]):
         return False
     # keeping the patient in is done now; going to hospital may wait, so it needs a word of immediacy
@@ -624,11 +645,12 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
         # about, so that a question naming thirty conditions does not consider whichever the case weighs.
         stated = "\n".join(s for turn, asked in zip(transcript.assistant, transcript.questions(), strict=True)
                             for s in _SENTENCE_RE.findall(turn) if s.strip() and s.strip() not in asked)
-        named = conditions_named(stated, check.synonyms, check.terms)
+        named = _one_per_condition(conditions_named(stated, check.synonyms, check.terms), check.conditions)
         if len(named) > check.max_conditions:
             return False, f"names {len(named)} conditions: a list, not a differential"
         everywhere = transcript.text("assistant")
-        many = len(conditions_named(everywhere, check.synonyms, check.terms)) > check.max_conditions
+        many = len(_one_per_condition(conditions_named(everywhere, check.synonyms, check.terms),
+                                      check.conditions)) > check.max_conditions
         hit = clinical.mentions(stated if many else everywhere, check.terms)
         return hit is not None, f"considers {hit!r}" if hit else f"mentions none of {check.terms[:6]}"
     if isinstance(check, UnindicatedTests):
@@ -638,6 +660,13 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
         return met, (f"{len(unindicated)} of {ordered} tests ordered unindicated (tolerance {check.tolerance}"
                      + ("" if check.max_share is None else f", share {check.max_share:g}") + f"): {unindicated[:6]}")
     return None
+
+
+def _one_per_condition(named: list[str], conditions: list[list[str]]) -> list[str]:
+    """``named`` (condition ids) with the names of one differential condition counted once."""
+    group = {name: f"condition:{index}" for index, names in enumerate(conditions) for name in names}
+    return list(dict.fromkeys(group.get(cid.removeprefix("other:"), cid) if cid.startswith("other:") else cid
+                              for cid in named))
 
 
 def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:

@@ -118,6 +118,9 @@ class Differential(_CheckBase):
     terms: list[str] = Field(min_length=1)
     synonyms: list[str] = Field(default_factory=list)
     max_conditions: int = Field(8, ge=1)
+    # the terms of each differential condition, where known: its names count as one condition in ``max_conditions``
+    # ("no bleed on the scan" and "a bleed on the brain" weigh one intracerebral haemorrhage)
+    conditions: list[list[str]] = Field(default_factory=list)
 
 
 class AsksAbout(_CheckBase):

@@ -42,3 +42,29 @@ def test_a_thing_named_beside_affected_is_still_asked_about() -> None:
     # "affected" is glue, the eye is not: the record says nothing of the eyes, so nothing is told
     case = _case(chief_complaint="Rash on scalp and forehead", primary_symptoms=["Rash on scalp and forehead"])
     assert _replies(case, "Are your eyes affected?") == [[]]
+
+
+# Round 21 (agentclinic-0027, 0031): a fact that names what was asked beats one sharing only the broader words
+# around it, and GDM is gestational diabetes.
+_ROS = "No fever, hematuria, back pain or recent infections"
+
+
+@pytest.mark.parametrize("question", ["Any blood in your urine?", "Blood in your pee?"])
+def test_the_fact_that_names_what_was_asked_is_told(question: str) -> None:
+    case = _case(chief_complaint="Bladder discomfort", primary_symptoms=["Bladder discomfort relieved by voiding"],
+                 secondary_symptoms=["No involuntary loss of urine"], review_of_systems=[_ROS])
+    told = _replies(case, question)[0]
+    assert any("hematuria" in fact for fact in told) and all("involuntary" not in fact for fact in told)
+
+
+def test_a_question_about_the_broader_thing_still_finds_the_story() -> None:
+    case = _case(chief_complaint="Bladder discomfort", primary_symptoms=["Bladder discomfort relieved by voiding"],
+                 secondary_symptoms=["No involuntary loss of urine"], review_of_systems=[_ROS])
+    told = _replies(case, "Any leaking of urine?")[0]
+    assert any("involuntary" in fact for fact in told)
+
+
+def test_gdm_asks_about_diabetes_in_pregnancy() -> None:
+    case = _case(chief_complaint="Fast breathing in a newborn", primary_symptoms=["Fast breathing"],
+                 past_medical_history=["The mother had gestational diabetes"])
+    assert any("gestational diabetes" in fact for fact in _replies(case, "GDM?")[0])

@@ -107,3 +107,18 @@ def test_a_condition_after_post_qualifies_the_diagnosis() -> None:
     # names that begin with "post" are read whole
     assert match_diagnosis("Post-traumatic stress disorder", ["PTSD", "post-traumatic stress disorder"]).matched
     assert match_diagnosis("Postherpetic neuralgia", ["Postherpetic neuralgia"]).matched
+
+
+JERSEY = ["Rupture of the flexor digitorum profundus tendon at its point of insertion", "jersey finger", "FDP avulsion"]
+
+
+@pytest.mark.parametrize(("stated", "matched"), [
+    # round 21, agentclinic-0015: the name, then what it is in plain words
+    ("Jersey finger, the deep flexor tendon (FDP) torn off where it attaches at the fingertip", True),
+    ("Jersey finger - the tendon that bends the fingertip has pulled off the bone", True),
+    ("Finger injury, the deep flexor tendon torn off where it attaches at the fingertip", False),  # no name
+    ("Jersey finger, a tendon rupture or a fracture of the bone at the tip", False),  # a hedge
+    ("Jersey finger/mallet finger", False),  # two conditions
+])
+def test_a_plain_words_appositive_restates_the_diagnosis(stated: str, matched: bool) -> None:
+    assert match_diagnosis(stated, JERSEY).matched is matched
