@@ -56,11 +56,14 @@ _CONTENT_WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
     (re.compile(r"^I work as\b"), ("demographics",), "job occupation"),
 )
 _OPEN_QUESTION_RE = re.compile(
-    r"\b(what brings|what brought|how can i help|what can i do|tell me (more|about|a bit|a little|what)|go on|"
-    r"anything else|what (seems to be|is) the (problem|matter|trouble)|describe|what happened|how are you|explain|"
+    r"\b(what brings|what brought|what(?:'s| has) brought|how can (?:i|we) help|what can (?:i|we) do|"
+    r"tell me (more|about|a bit|a little|what)|go on|"
+    r"anything else|what(?:'s| seems to be| is) the (problem|matter|trouble|issue)|what(?:'s| is) wrong|what(?:'s| is) up|"
+    r"describe|what happened|how are you|explain|"
     r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words)\b",
     re.IGNORECASE,
 )
+_PAINLESS_RE = re.compile(r"\b(?:painless|pain-free|pain free|no pain|not painful|non-?tender|without pain)\b", re.IGNORECASE)
 _STORY_TOPICS = ("hpi", "symptoms", "complaint")
 _SYMPTOM_TOPICS = (*_STORY_TOPICS, "ros")
 # The layer's intents that ask about a symptom's features (when, where, what like, ...): the story answers
@@ -286,9 +289,12 @@ class FactIndex:
         # every key and stem a fact names, nested ones too, and the record concept of its topic
         self._terms = [set(clinical.terms(f.text)) | _topic_concepts(f) for f in facts]
         self._named = set().union(*self._terms)
-        # a fact about pain and nothing else ("No pain", "Painless")
-        self._pain_only = ["pain" in concepts and all(map(clinical.is_generic, concepts))
-                           for concepts in (set(clinical.concepts(f.text)) for f in facts)]
+        # a fact about pain and nothing else ("No pain", "Painless"), or one that denies pain in what the complaint
+        # names ("Lesions are painless" where the complaint is the lesions)
+        complaint = set(clinical.concepts(facts[0].text)) if facts else set()
+        self._pain_only = ["pain" in concepts and all(clinical.is_generic(k) or (_PAINLESS_RE.search(f.text) and (
+                               k.startswith(clinical.SITE) or k in complaint)) for k in concepts)
+                           for f, concepts in ((f, set(clinical.concepts(f.text))) for f in facts)]
         self._answers = [set(fact_answers(f)) for f in facts]
         topics = {f.topic for f in facts}
         self._gates = {token: topic for token, topic in _GATES.items() if topic in topics}
@@ -361,7 +367,10 @@ class FactIndex:
         first notice it?") and finds nothing by itself is read with the last question that named something
         (the index remembers it: one index per consultation), or, before any, with the complaint."""
         revealed = revealed or set()
-        chosen = self._select_one(question, revealed)
+        # "What's the problem?" is an open question, not one about past problems: a word that names nothing ("problem",
+        # "trouble") finds the story
+        chosen = None if _OPEN_QUESTION_RE.search(question) and not _things(question) \
+            else self._select_one(question, revealed)
         if chosen is None:  # several questions in one sentence: "When did you notice it, and is it growing?"
             clauses = [c for c in _CLAUSE_RE.split(question) if c.strip()]
             if len(clauses) > 1:

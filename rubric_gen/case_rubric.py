@@ -98,6 +98,7 @@ _EMPATHY_TERMS = [
     # acknowledging the news or the ordeal, in a clinician's everyday words
     "i know", "glad you came", "right thing coming", "right thing to come", "a real shock",
     "hard news", "terrifying", "terrified", "rotten", "gutting", "rough day", "hard luck", "bad luck", "tough luck",
+    "nasty fright", "a fright", "no judgment", "no judgement", "came in at the right time",
     "rough night", "rough few", "tough time", "tough day", "you've coped", "you have coped", "you did really well",
     "you did well", "trusting me", "we'll support you", "we will support you", "in good hands", "we've got you",
     "not your fault", "nothing wrong", "try not to worry", "thanks for", "lot to take in", "lot to process",
@@ -227,7 +228,11 @@ _SAFETY_NET_RE = (
     r"| (?:immediately|straight away|right away|at once|urgently)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."
     # "Report immediately: rebleeding, dizziness", "Report any bleeding to the nurse"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))report (?:(?:immediately|straight away|right away|at once|urgently)\s*:\s*\w"
-    r"|any\b)"
+    r"|any\b"
+    r"|[^.!?\n]{3,80}\b(?:at once|immediately|straight away|right away|urgently))"  # "Report reduced movements ... at once."
+    # clipped: "Urgent help for fever, jaundice, dark urine"; "Back now for fever, chills"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:get |seek )?urgent (?:help|care|review|advice) |back (?:now |straight away "
+    rf"|immediately |sooner |urgently )?)(?:for|if|with)\s+(?!{CARE_WORDS}){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."
@@ -249,7 +254,9 @@ _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "
                  # tried by hand (stop 48): "first dose before you leave, review in two days", "the ambulatory care
                  # unit this afternoon", "come back first thing tomorrow"
                  "before you leave", "review in two days", "review in 2 days", "see you in two days", "this afternoon",
-                 "this evening", "ambulatory care", "sdec", "first thing tomorrow", "tomorrow morning"]
+                 "this evening", "ambulatory care", "sdec", "first thing tomorrow", "tomorrow morning",
+                 # round 22: the assessment done in the visit itself ("EKG and echo done and reviewed at this visit")
+                 "at this visit", "during this visit", "while you're here", "while you are here"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
@@ -265,6 +272,8 @@ _PLAN_TERMS = [
     # the teams and what they will do (round 20: "She'll be looked after by a team: the baby heart doctors ...; we'll
     # monitor her development; we'll offer you the MMR vaccine")
     "monitor", "monitoring", "looked after by", "under the care of", "care from", "vaccine", "vaccination", "jab",
+    # round 22: "take you to theatre ... untwist it and stitch both testicles in place"
+    "theatre", "theater", "operate", "operating room",
 ]
 # Prompt care given now, in the department, as the final message states it.
 _NOW_TERMS = ["now", "immediately", "right away", "straight away", "stat"]
@@ -425,10 +434,10 @@ def _answered(text: str, groups: list[list[str]]) -> list[list[str]]:
     what else it names stays a group of its own. "Exacerbation during crying" is met by "Triggers?" as by "Worse when
     he cries?"; "itching also present on the left leg and right forearm" by "Anywhere else?" as by "Any on your
     legs?"."""
-    intents = clinical.intents(text)
+    intents = clinical.intents(text, implied=False)
     # "worsening vision over the past 3 weeks" is its course, not what sets it off: "Triggers?" does not ask it
     if "intent:triggers" in intents and not _TRIGGERED_RE.search(text) \
-            and "intent:triggers" not in clinical.intents(_WORSENING_RE.sub(" ", text)):
+            and "intent:triggers" not in clinical.intents(_WORSENING_RE.sub(" ", text), implied=False):
         groups = [g for g in groups if g != ["intent:triggers"]] or groups
         intents = intents - {"intent:triggers"}
     rest = [g for g in groups if not all(k.startswith(clinical.INTENT) for k in g)]
@@ -505,7 +514,9 @@ def indicated_tests(case: Case) -> list[str]:
     """Every test the case has a reason for: recommended, or with a result or an examination finding
     (full and short names). An order the measurement responder answers is never unindicated."""
     names = [*case.recommended_tests, *case.test_results, *(_short_name(k) for k in case.test_results),
-             *case.physical_exam]
+             *case.physical_exam,
+             # the work-up clinicians order for the diagnosis ("blood cultures" in a pneumonia)
+             *clinical.workup_tests(clinical.diagnosis_names([case.final_diagnosis, *case.diagnosis_synonyms]))]
     return list(dict.fromkeys(n for n in names if n.lower() not in _GENERIC_LABELS))
 
 

@@ -68,3 +68,40 @@ def test_gdm_asks_about_diabetes_in_pregnancy() -> None:
     case = _case(chief_complaint="Fast breathing in a newborn", primary_symptoms=["Fast breathing"],
                  past_medical_history=["The mother had gestational diabetes"])
     assert any("gestational diabetes" in fact for fact in _replies(case, "GDM?")[0])
+
+
+# Round 22 (agentclinic-0088, 0070, 0056): an opening in other words is an open question, a named illness or
+# operation answers the question about its kind, and "painless" answers a question that asks about pain and more.
+@pytest.mark.parametrize("question", ["What's brought you in to see me today?", "What's wrong?", "What's the problem?"])
+def test_an_opening_in_other_words_gets_the_story(question: str) -> None:
+    case = _case(chief_complaint="Tiredness", history_of_present_illness="Tired all the time for six months.",
+                 past_medical_history=["No past medical problems"])
+    told = _replies(case, question)[0]
+    assert any("Tired" in fact for fact in told) and all("medical problems" not in fact for fact in told)
+
+
+def test_a_question_about_past_problems_still_gets_the_history() -> None:
+    case = _case(chief_complaint="Tiredness", history_of_present_illness="Tired all the time for six months.",
+                 past_medical_history=["No past medical problems"])
+    assert any("medical problems" in fact for fact in _replies(case, "Any medical problems?")[0])
+
+
+@pytest.mark.parametrize(("question", "record", "told"), [
+    ("Has she had any mental health problems?", "Depression with two suicide attempts", "Depression"),
+    ("Recent surgery?", "Sleeve gastrectomy a month ago", "gastrectomy"),
+])
+def test_a_named_illness_or_operation_answers_a_question_about_its_kind(question: str, record: str, told: str) -> None:
+    case = _case(chief_complaint="Confusion", primary_symptoms=["Confusion since this morning"],
+                 past_medical_history=[record])
+    assert any(told in fact for fact in _replies(case, question)[0])
+
+
+@pytest.mark.parametrize("question", ["Are they painful, itchy, bleeding or oozing?", "Pain, itch, bleeding?"])
+def test_painless_answers_a_question_about_pain_and_more(question: str) -> None:
+    case = _case(chief_complaint="Red crusty lesions", primary_symptoms=["Red crusty lesions on the finger", PAINLESS])
+    assert PAINLESS in _replies(case, question)[0]
+
+
+def test_hurts_in_the_complaint_does_not_answer_whether_anyone_hurt_them() -> None:
+    case = _case(chief_complaint="Knee pain", history_of_present_illness="Knee pain that hurts when she kneels.")
+    assert _replies(case, "Has anyone hurt you?") == [[]]

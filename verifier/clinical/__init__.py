@@ -41,7 +41,7 @@ from verifier.clinical.data import (
     label,
     stem,
 )
-from verifier.clinical.diagnoses import considered_names, diagnosis_names, mentions, spell_out
+from verifier.clinical.diagnoses import considered_names, diagnosis_names, mentions, spell_out, workup_tests
 from verifier.clinical.language import (
     answers,
     asked,
@@ -82,5 +82,5 @@ __all__ = [
     "DiagnosesData", "LanguageData", "Order", "Resolution", "TestsData", "answers", "asked", "carry_method", "case_questions", "case_tests", "compose", "concepts",
     "considered_names", "diagnosis_names", "folded", "found_by", "intents", "is_condition", "is_exam", "is_generic", "is_key", "is_routine", "is_sign",
     "label", "mentions", "names", "panel_key", "panel_of", "parts_of", "read_order", "resolve", "spell_out", "stem", "term_keys", "terms",
-    "system_symptoms", "test_groups", "topic", "topics", "touches",
+    "system_symptoms", "test_groups", "topic", "topics", "touches", "workup_tests",
 ]

@@ -142,6 +142,7 @@ class _Intent(BaseModel):
     id: str = Field(min_length=1)
     patterns: list[str] = Field(min_length=1)  # a question that asks this
     answers: list[str] = Field(default_factory=list)  # a fact sentence that answers it
+    implies: list[str] = Field(default_factory=list)  # intents a question that asks this asks too
 
 
 class LanguageData(BaseModel):
@@ -168,6 +169,9 @@ class LanguageData(BaseModel):
         unknown = sorted({k for keys in self.systems.values() for k in keys} - {c.id for c in self.concepts})
         if unknown:
             raise ValueError(f"systems: unknown concept ids {unknown}")
+        unknown = sorted({k for i in self.intents for k in i.implies} - {i.id for i in self.intents})
+        if unknown:
+            raise ValueError(f"intents: implies unknown intent ids {unknown}")
         return self
 
 
@@ -180,6 +184,8 @@ class DiagnosesData(BaseModel):
     # a condition -> broader everyday names that count when a doctor *considers* it (a differential), never
     # as a stated final diagnosis ("a chest infection" considers pneumonia)
     considered_as: dict[str, list[str]] = Field(default_factory=dict)
+    # a condition -> the tests clinicians order in its work-up, beyond the case's own (never "unindicated")
+    workup: dict[str, list[str]] = Field(default_factory=dict)
 
 
 def _read(path: Path, model: type[BaseModel]) -> BaseModel:
@@ -241,6 +247,7 @@ class _Layer:
     conditions: frozenset[str]
     systems: dict[str, frozenset[str]]  # body system (site key) -> the symptoms a blanket negative about it answers
     made_of: tuple[tuple[str, tuple[frozenset[str], ...]], ...]
+    implied: dict[str, frozenset[str]]  # intent key -> the intents asking it asks too
     found_by: dict[str, tuple[str, ...]]
     names: dict[str, str]  # key -> its first name, for labels
 
@@ -331,6 +338,7 @@ def _layer() -> _Layer:
                   generic=frozenset(language.generic), signs=signs, whole=frozenset(c.id for c in language.concepts if c.whole),
                   conditions=frozenset(c.id for c in language.concepts if c.condition),
                   systems={site: frozenset(keys) for site, keys in language.systems.items()},
+                  implied={INTENT + i.id: frozenset(INTENT + k for k in i.implies) for i in language.intents if i.implies},
                   made_of=tuple((c.id, tuple(frozenset(parts) for parts in c.made_of if parts))
                                 for c in language.concepts if c.made_of),
                   found_by=found_by, names=names)

@@ -51,6 +51,17 @@ def spell_out(statement: str) -> str:
     return statement
 
 
+def workup_tests(accepted: Sequence[str]) -> list[str]:
+    """The tests clinicians order in the work-up of the condition ``accepted`` names (the data's ``workup``): those
+    of every key whose words stand, in order, in one of the names ("pneumonia" in "community-acquired pneumonia")."""
+    names = [" ".join(folded(name)) for name in accepted]
+    out: list[str] = []
+    for key, tests in _by_condition("workup").items():
+        if any(f" {key} " in f" {name} " for name in names):
+            out.extend(t for t in tests if t not in out)
+    return out
+
+
 def diagnosis_names(accepted: Sequence[str]) -> list[str]:
     """``accepted`` plus the other names the data gives the same condition: abbreviations and usual
     short forms ("TTP" for thrombotic thrombocytopenic purpura), also inside a longer name ("COPD

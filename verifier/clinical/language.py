@@ -39,8 +39,8 @@ def topics(text: str, *, item: bool = False) -> tuple[tuple[str, ...], ...]:
     (``whole``) is that concept alone; read as a question, "very dark pee?" still asks about the waterworks."""
     layer = _layer()
     tokens = folded(text)
-    groups: list[tuple[str, ...]] = [(key,) for key in sorted(intents(text))]
-    said = {w for key, asks, _ in layer.intents if key in intents(text)  # the words that say the intent
+    groups: list[tuple[str, ...]] = [(key,) for key in sorted(intents(text, implied=not item))]
+    said = {w for key, asks, _ in layer.intents if key in intents(text, implied=not item)  # the words that say the intent
             for match in asks.finditer(text) for w in folded(match.group(0))}
     matches = layer.phrases.matches(tokens)
     covered = [False] * len(tokens)
@@ -71,9 +71,13 @@ def concepts(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=16384)
-def intents(sentence: str) -> frozenset[str]:
-    """What a question asks, whatever it asks it about (``intent:onset``, ``intent:site``, ...)."""
-    return frozenset(key for key, asks, _ in _layer().intents if asks.search(sentence))
+def intents(sentence: str, *, implied: bool = True) -> frozenset[str]:
+    """What a question asks, whatever it asks it about (``intent:onset``, ``intent:site``, ...), and with ``implied``
+    what asking it asks too (where the pain goes is where it is felt; an item about the spread still wants the
+    spread asked, not only where it began)."""
+    layer = _layer()
+    found = frozenset(key for key, asks, _ in layer.intents if asks.search(sentence))
+    return found.union(*(layer.implied.get(key, frozenset()) for key in found)) if implied else found
 
 
 def answers(fact: str) -> list[str]:

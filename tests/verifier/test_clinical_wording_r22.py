@@ -1,0 +1,82 @@
+"""Round 22 (data/natural/dev/*-r22.yaml): what its examiners marked met and the grader missed, in general form, each
+beside a lookalike that must still miss. Asking where the pain goes asks where it is (an item about a rash's spread
+still wants the spread); "how much did you vomit?" asks the amount; everyday words for an irregular beat, bringing milk
+back up, time at the gym; clipped safety-netting ("Back now for fever", "Urgent help for ..."); an operation as the
+plan."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.verifier.test_clinical_wording import _case, _met
+
+_COLIC = _case(final_diagnosis="Renal colic", key_questions=["Where is the pain and does it move?"],
+               chief_complaint="Pain in my side", primary_symptoms=["Severe left loin pain in waves"])
+
+
+def _asked(case, question: str, item: str) -> bool:  # noqa: ANN001
+    return _met(case, [question, f"DIAGNOSIS: {case.final_diagnosis}"], item)
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Radiates to groin?", True),
+    ("Does it move to your groin or testicle?", True),
+    ("Does it travel anywhere, round to the front or down to the groin?", True),
+    ("Any blood in your urine?", False),
+])
+def test_where_the_pain_goes_asks_where_it_is(question: str, asked: bool) -> None:
+    assert _asked(_COLIC, question, "Before giving a diagnosis, asks: Where is the pain") is asked
+
+
+def test_an_item_about_a_spread_still_wants_the_spread() -> None:
+    case = _case(final_diagnosis="Drug eruption", chief_complaint="Rash",
+                 secondary_symptoms=["Rash spread to trunk and distal extremities"])
+    item = "Before giving a diagnosis, asks about rash spread"
+    assert not _asked(case, "When did the rash start, and where did it begin?", item)
+    assert _asked(case, "Has the rash spread anywhere?", item)
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("How much did you vomit?", True),
+    ("Haematemesis - how much?", True),
+    ("How many times have you vomited?", False),
+])
+def test_how_much_asks_the_amount(question: str, asked: bool) -> None:
+    case = _case(final_diagnosis="Upper GI bleed", key_questions=["How much blood did you vomit?"],
+                 chief_complaint="I vomited blood")
+    assert _asked(case, question, "Before giving a diagnosis, asks: How much blood") is asked
+
+
+@pytest.mark.parametrize(("case_fields", "question", "item", "asked"), [
+    ({"key_questions": ["Is the heartbeat regular or irregular?"], "chief_complaint": "Palpitations"},
+     "Regular or jumbled, would you say?", "Before giving a diagnosis, asks: Is the heartbeat", True),
+    ({"secondary_symptoms": ["Occasional vomiting post-feeding"], "chief_complaint": "Crying baby"},
+     "Does she bring milk back up afterwards?", "Before giving a diagnosis, asks about occasional vomiting", True),
+    ({"secondary_symptoms": ["Prolonged physical activity (several hours at the gym)"], "chief_complaint": "Agitation"},
+     "How long were you at the gym?", "Before giving a diagnosis, asks about prolonged physical", True),
+    ({"secondary_symptoms": ["Prolonged physical activity (several hours at the gym)"], "chief_complaint": "Agitation"},
+     "How long have you been agitated?", "Before giving a diagnosis, asks about prolonged physical", False),
+])
+def test_everyday_words(case_fields: dict, question: str, item: str, asked: bool) -> None:
+    assert _asked(_case(final_diagnosis="Something specific", **case_fields), question, item) is asked
+
+
+_ROUTINE = _case(final_diagnosis="Renal colic", disposition="routine")
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("Back now for fever, chills or vomiting.", True),
+    ("Urgent help for fever, jaundice or dark urine.", True),
+    ("Report reduced movements or contractions at once.", True),
+    ("Back to work on Monday.", False),
+    ("Urgent care for the kidney stone is what we're arranging.", False),
+])
+def test_clipped_safety_netting(advice: str, net: bool) -> None:
+    assert _met(_ROUTINE, [f"DIAGNOSIS: Renal colic\nDiclofenac. {advice}"], "Gives safety-netting advice") is net
+
+
+def test_an_operation_is_a_plan() -> None:
+    case = _case(final_diagnosis="Testicular torsion")
+    plan = "Gives a clear management plan"
+    assert _met(case, ["DIAGNOSIS: Testicular torsion\nWe'll take you to theatre now to untwist it."], plan)
+    assert not _met(case, ["DIAGNOSIS: Testicular torsion\nIt's a twisted testicle."], plan)
