@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from rubric_gen.validate import ACCURACY, COMMUNICATION, LOGIC, PLAN, SAFETY
 from verifier import clinical
-from verifier.diagnosis import GENERIC
+from verifier.diagnosis import BODY, GENERIC, words
 from verifier.rule_grader import CARE_WORDS
 from verifier.types import (
     AsksAbout,
@@ -98,7 +98,9 @@ _EMPATHY_TERMS = [
     # acknowledging the news or the ordeal, in a clinician's everyday words
     "i know", "glad you came", "right thing coming", "right thing to come", "a real shock",
     "hard news", "terrifying", "terrified", "rotten", "gutting", "rough day", "hard luck", "bad luck", "tough luck",
-    "nasty fright", "a fright", "no judgment", "no judgement", "came in at the right time",
+    "nasty fright", "a fright", "no judgment", "no judgement", "came in at the right time", "your fault",
+    "nobody's fault", "no one's fault", "nothing you did wrong", "not something you did wrong", "doing a lovely job",
+    "shame,",
     "rough night", "rough few", "tough time", "tough day", "you've coped", "you have coped", "you did really well",
     "you did well", "trusting me", "we'll support you", "we will support you", "in good hands", "we've got you",
     "not your fault", "nothing wrong", "try not to worry", "thanks for", "lot to take in", "lot to process",
@@ -165,7 +167,7 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty|"
                  r"(?:the )?crisis (?:line|team)|samaritans|(?:press |use )?(?:the |your )?(?:buzzer|call bell|call button))"
                  r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away)"
-                 r"|(?:call|ring|phone|contact|tell|alert|see|shout for) (?:us|me|the|a|your|someone|staff|an?|911|999|111|112|"
+                 r"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|911|999|988|111|112|"
                  r"nurses?|doctor|gp|help)"
                  r"|get in touch)\b")
 # The help said in the next sentence: "If it suddenly gets much worse, the bone may have broken. Go to A&E."
@@ -187,7 +189,7 @@ _NET_NEEDS = r"(?:need|needs|require|requires) (?:immediate|urgent|emergency|pro
 _SAFETY_NET_RE = (
     rf"\b(?:{_NET_IF})\b{_IN_SENTENCE}{{0,200}}\b(?:{_NET_ACTION})\b"
     rf"|\b(?:if|should|in case|whenever)\b{_IN_SENTENCE}{{0,200}}[.!?]\s+(?:{_NET_NEXT})\b"
-    rf"|\b{_NET_WATCH}\b{_IN_SENTENCE}{{0,250}}(?:[.!?]\s*{_IN_SENTENCE}{{0,60}})?\b(?:{_NET_NEXT}|{_NET_TELL}|{_NET_NEEDS})\b"
+    rf"|\b{_NET_WATCH}\b{_IN_SENTENCE}{{0,250}}(?:[.!?]\s*{_IN_SENTENCE}{{0,60}}){{0,2}}\b(?:{_NET_NEXT}|{_NET_TELL}|{_NET_NEEDS})\b"
     rf"|\b(?:{_NET_GO})\b{_IN_SENTENCE}{{0,100}}\b(?:{_NET_IF})\b"
     # "When to call 911: ...", "a purple rash would be a reason to call 999"
     rf"|\b(?:when|reasons?) to (?:call|ring|dial|phone|come back|return|seek|(?:go to|attend) {_NET_HELP_PLACE})\b"
@@ -210,7 +212,7 @@ _SAFETY_NET_RE = (
     rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate)\b{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
     # and with its condition: "999 if breathless, chest pain, coughing blood", "ED/911 right away for SOB"
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*/\s*(?:{_NET_EMERGENCY}))?(?:\s+(?:{_NET_SOON}))?"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?(?:\s+(?:{_NET_SOON}))?"
     rf"\s+(?:(?:for|with)\s+(?!{CARE_WORDS})|(?:if|should|whenever)\b)"
     # "any sudden testicle pain means come straight to A&E"
     rf"|\b(?:any|new|sudden)\b{_IN_SENTENCE}{{3,140}}\bmeans\s+(?:(?:you\s+)?(?:should\s+|must\s+|need\s+to\s+)?)"
@@ -256,7 +258,9 @@ _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "
                  "before you leave", "review in two days", "review in 2 days", "see you in two days", "this afternoon",
                  "this evening", "ambulatory care", "sdec", "first thing tomorrow", "tomorrow morning",
                  # round 22: the assessment done in the visit itself ("EKG and echo done and reviewed at this visit")
-                 "at this visit", "during this visit", "while you're here", "while you are here"]
+                 "at this visit", "during this visit", "while you're here", "while you are here",
+                 # round 23: "see you again in 48 hours", "F/u with me in 48 h"
+                 "in 48 hours", "in 48 h", "in 48 hrs", "in 24 hours", "in 24 h", "in two days", "in 2 days"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
@@ -273,7 +277,7 @@ _PLAN_TERMS = [
     # monitor her development; we'll offer you the MMR vaccine")
     "monitor", "monitoring", "looked after by", "under the care of", "care from", "vaccine", "vaccination", "jab",
     # round 22: "take you to theatre ... untwist it and stitch both testicles in place"
-    "theatre", "theater", "operate", "operating room",
+    "theatre", "theater", "operate", "operating room", "steroid", "steroids", "prednisolone", "prednisone",
 ]
 # Prompt care given now, in the department, as the final message states it.
 _NOW_TERMS = ["now", "immediately", "right away", "straight away", "stat"]
@@ -550,7 +554,8 @@ def _differential_names(condition: str) -> list[str]:
     considered by naming bronchitis; "polymyalgia rheumatica alone" by naming polymyalgia rheumatica)."""
     names = clinical.considered_names(condition)
     bare = " ".join(w for w in condition.split() if w.lower() not in _QUALIFIERS)
-    if bare and bare.lower() != condition.lower():
+    # not a body part alone: "acute abdomen" is not weighed by "abdomen soft"
+    if bare and bare.lower() != condition.lower() and not set(words(bare)) <= BODY:
         names.extend(n for n in clinical.considered_names(bare) if n not in names)
     return names
 

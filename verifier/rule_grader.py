@@ -131,6 +131,14 @@ _EMERGENCY_RE = re.compile(
     r"|(?:^|(?<=[.!?\n:;])\s*|(?<=[.!?\n:;] ))(?:gyna?e\w*|obstetric\w*|ob[/-]?gyn|o&g|urolog\w*|orthopa?ed\w*|theatres?"
     r"|the\s+or)\s+(?:now|immediately|straight\s+away|stat)\b"
     r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team)"
+    # round 23: "you'll be staying in", "the high-dependency team are coming to see you", "Gynae on their way, theatre
+    # today"
+    r"|(?:you'll|you\s+will|she'll|he'll|they'll)\s+be\s+staying\s+in\b(?!\s+(?:bed|touch|the\s+house|at\s+home))"
+    r"|(?:icu|itu|hdu|picu|nicu|intensive\s+care|high[- ]dependency|critical\s+care)\s+(?:team|unit|doctors?)\s+(?:are|is)\s+"
+    r"(?:coming|on\s+(?:their|its)\s+way)"
+    r"|(?:gyna?e\w*|obstetric\w*|ob[/-]?gyn|urolog\w*|orthopa?ed\w*|surgeons?|surgical\s+team|general\s+surgery)\s+(?:are\s+|is\s+)?"
+    r"(?:on\s+(?:their|its)\s+way|coming\s+(?:now|down|to\s+see\s+you))"
+    r"|\btheatres?\s+(?:today|tonight|this\s+(?:morning|afternoon|evening))\b"
     r"|(?:activat\w+|call\w*|put\s+out|raised?)\s+(?:a\s+|the\s+)?(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)"  # "We've
     r"|(?:^|(?<=[.!?\n:;])\s*)(?:stroke|trauma|stemi)\s+(?:alert|call)\s*(?:[.!;:\n]|$))",  # called a stroke alert", "Stroke alert."
     re.IGNORECASE,

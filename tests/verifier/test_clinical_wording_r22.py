@@ -80,3 +80,42 @@ def test_an_operation_is_a_plan() -> None:
     plan = "Gives a clear management plan"
     assert _met(case, ["DIAGNOSIS: Testicular torsion\nWe'll take you to theatre now to untwist it."], plan)
     assert not _met(case, ["DIAGNOSIS: Testicular torsion\nIt's a twisted testicle."], plan)
+
+
+# Round 23 (data/natural/dev/*-r23.yaml), the same way.
+@pytest.mark.parametrize(("question", "asked"), [
+    ("When'd you notice it?", True),
+    ("So it's been going on about four months, has it?", True),
+    ("Where'd you notice it?", False),
+])
+def test_the_onset_asked_in_other_words(question: str, asked: bool) -> None:
+    case = _case(final_diagnosis="Something specific", chief_complaint="A lump")
+    assert _asked(case, question, "Before giving a diagnosis, asks about when the symptoms started") is asked
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("999 or A&E if fever, breathlessness or face swelling.", True),
+    ("911 or ED if you pass out on exertion or with chest pain.", True),
+    ("Thoughts worse, or any plan: call or text 988, or go to emerg.", True),
+    ("999 or A&E are busy tonight.", False),
+])
+def test_clipped_help_named_first(advice: str, net: bool) -> None:
+    assert _met(_ROUTINE, [f"DIAGNOSIS: Renal colic\nDiclofenac. {advice}"], "Gives safety-netting advice") is net
+
+
+@pytest.mark.parametrize(("plan", "now"), [
+    ("We're treating you right now and you'll be staying in.", True),
+    ("The high-dependency team are coming to see you.", True),
+    ("Gynae on their way, theatre today.", True),
+    ("You'll be staying in bed for a day or two at home.", False),
+])
+def test_care_under_way_in_other_words(plan: str, now: bool) -> None:
+    case = _case(final_diagnosis="Diabetic ketoacidosis", disposition="emergency")
+    assert _met(case, [f"DIAGNOSIS: Diabetic ketoacidosis\n{plan}"], "Tells the patient to get emergency care now") is now
+
+
+def test_a_body_part_alone_does_not_weigh_an_acute_abdomen() -> None:
+    case = _case(final_diagnosis="Diabetic ketoacidosis", differential=["Acute abdomen", "Gout"])
+    item = "Considers a relevant differential"
+    assert not _met(case, ["DIAGNOSIS: Diabetic ketoacidosis\nYour abdomen is soft."], item)
+    assert _met(case, ["DIAGNOSIS: Diabetic ketoacidosis\nI don't think this is a surgical belly."], item)
