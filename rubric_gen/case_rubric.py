@@ -146,7 +146,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"escalat\w*|rted|attend|re-?present|present|pop (?:straight |right )?(?:down|over|back|in)|"
            r"(?:call|ring|phone|dial) (?:an )?ambulance|(?:call|ring|phone|dial) triple zero|"  # "escalate at once for ..."
            r"(?:call|ring|phone|dial|contact|see|calling|ringing|phoning|dialling|dialing) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
-           r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours)|your (?:gp|doctor|midwife|team)|a doctor|"
+           r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours|nurses?|midwife)|your (?:gp|doctor|midwife|team|nurse)|a doctor|"
            r"someone)|seek (?:\w+ ){0,2}(?:help|care|advice|attention|review)|get (?:\w+ )?(?:help|care|seen|checked|advice)|"
            rf"get in touch|be seen|{_NET_TELL}|"
            r"shout for (?:us|help|a nurse|the nurse)|(?:urgent|emergency) (?:help|care|review|advice|assessment)|"
@@ -167,6 +167,7 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty|"
                  r"(?:the )?crisis (?:line|team)|samaritans|(?:press |use )?(?:the |your )?(?:buzzer|call bell|call button))"
                  r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away)"
+                 r"|(?:call|ring|phone)(?: us| me)? (?:the )?same[- ]day"  # "...: call same day or ER"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|911|999|988|111|112|"
                  r"nurses?|doctor|gp|help)"
                  r"|get in touch)\b")

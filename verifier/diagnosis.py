@@ -622,13 +622,16 @@ _RULED_OUT = re.compile(
     r"\b(?:ruled out|rules out|ruling out|excluded|excluding|isn'?t|is not|rather than|instead of"
     rf"|{_RULES_OUT_NOT}|no (?:evidence|signs?|features) of)\b", re.IGNORECASE)
 _CLAUSE_SPLIT = re.compile(r"[.;!?\n]+")
+# Vaccines named by the diseases they prevent are no diagnoses: "your flu, pneumonia, COVID and shingles shots"
+_VACCINES = re.compile(r"(?:[\w'-]+(?: [\w'-]+)?(?:, (?:and |or )?| and | or ))*[\w'-]+ (?:shots?|vaccines?|vaccinations?|jabs?"
+                       r"|boosters?|immuni[sz]ations?)\b", re.IGNORECASE)
 
 
 def conditions_weighed(text: str, accepted: Sequence[str] = (), others: Sequence[str] = ()) -> list[str]:
     """The distinct conditions ``text`` names, less those it rules out in the same clause: what a shotgun of
     diagnoses is counted from ("It isn't angina, pericarditis, a PE, ... . This is a heart attack" weighs one)."""
     kept = [clause[: found.start()] if (found := _RULED_OUT.search(clause)) else clause
-            for clause in _CLAUSE_SPLIT.split(text)]
+            for clause in _CLAUSE_SPLIT.split(_VACCINES.sub(" ", text))]
     return conditions_named("\n".join(kept), accepted, others)
 
 

@@ -107,6 +107,7 @@ _EMERGENCY_RE = re.compile(
     r"|\b(?:now|immediately|right\s+away|straight\s+away)\b[^.!?\n]{0,30}?"  # "Plan now: IV tenecteplase", "acting now: a
     r"\b(?:thromboly\w+|alteplase|tenecteplase|tnk|tpa|clot[- ]bust\w+(?:\s+drug)?|lytics?)\b"  # clot-busting drug"
     r"|(?:straight|right|immediately)\s+to\s+(?:thrombectomy|theatres?|the\s+or\b|surgery)"
+    r"|\bthrombectomy\b[^.!?\n]{0,20}?\b(?:now|immediately|right\s+away|straight\s+away)\b"  # "Neuro-IR for thrombectomy now"
     r"|primary\s+(?:pci|angioplasty|percutaneous\s+coronary\s+intervention)"
     r"|(?:cath(?:eter)?|heart)\s+lab\s+(?:is\s+)?(?:ready|waiting|standing\s+by|activated)"
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
@@ -192,7 +193,7 @@ _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|treatment|disposition|actions
                            r"i(?:'ll|\s+will|'m\s+going\s+to)\s+do|needs\s+to\s+happen)(?:\s+now|\s+next)?)\b",
                            re.IGNORECASE)
 _KEPT_IN_RE = re.compile(r"(?:keep(?:ing)?\s+(?:you|her|him|them)|be\s+kept)\s+in\b", re.IGNORECASE)
-_DONE_NOW_RE = re.compile(r"emergency|admi", re.IGNORECASE)  # what the doctor is doing, not where to go
+_DONE_NOW_RE = re.compile(r"emergency|admi|thromb|alteplase|tenecteplase|tnk|tpa|clot|lytic", re.IGNORECASE)  # what the doctor is doing, not where to go
 _NOW_RE = re.compile(r"\b(?:now|immediately|right away|straight away|at once)\b", re.IGNORECASE)
 _IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at once|urgently|today)\b", re.IGNORECASE)
 # Safety-netting written as a rule rather than an "if": "Chest pain with sweating means call 999", "For chest
@@ -290,7 +291,8 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
               r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up"
               r"|injections?|jabs?|vaccines?|vaccinations?|dressings?|stitch(?:es)?|sutures?|removal|checks?|recheck|repeat"
               r"|prescriptions?|procedures?|physio\w*|visits?|eval\w*|work[- ]?up|w/u|r/o|rule\s+out|ctpa|angio\w*"
-              r"|this|that|it|ed|er|a&e|hospital|resus\w*|theatres?|gyna?e\w*|team)\b")  # "999 called, for ED/gynae now"
+              r"|this|that|it|ed|er|a&e|hospital|resus\w*|theatres?|gyna?e\w*|team"  # "999 called, for ED/gynae now"
+              r"|lap|\w+ectomy|\w+otomy|\w+oscopy|laparoscop\w*|repair)\b")  # "Surgeons called now for lap appendicectomy"
 _FOR_CONDITION_RE = re.compile(
     r"^\s*(?:(?:(?:or|and)\s+|/\s*)(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for", "the ED/call 911 for"
     r"(?:(?:,|\s[-\u2013\u2014])\s*[^.!?\n;,]{1,40}?(?:,|\s[-\u2013\u2014])\s*|,\s*)?"  # "Get urgent help, ED or call an ambulance, for ..."

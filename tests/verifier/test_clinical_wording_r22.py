@@ -119,3 +119,44 @@ def test_a_body_part_alone_does_not_weigh_an_acute_abdomen() -> None:
     item = "Considers a relevant differential"
     assert not _met(case, ["DIAGNOSIS: Diabetic ketoacidosis\nYour abdomen is soft."], item)
     assert _met(case, ["DIAGNOSIS: Diabetic ketoacidosis\nI don't think this is a surgical belly."], item)
+
+
+# Round 24 (data/natural/dev/*-r24.yaml).
+@pytest.mark.parametrize(("plan", "now"), [
+    ("BP 172/96, <185/110: tenecteplase now. Neuro-IR for thrombectomy now.", True),
+    ("Surgeons called now for lap appendicectomy today.", True),
+    ("Too late for tenecteplase: stroke unit tomorrow if a bed comes up.", False),
+])
+def test_reperfusion_and_surgery_under_way(plan: str, now: bool) -> None:
+    case = _case(final_diagnosis="Ischaemic stroke", disposition="emergency")
+    assert _met(case, [f"DIAGNOSIS: Ischaemic stroke\n{plan}"], "Tells the patient to get emergency care now") is now
+
+
+def test_vaccines_named_by_their_diseases_are_no_shotgun() -> None:
+    case = _case(final_diagnosis="Chronic lymphocytic leukaemia", differential=["Lymphoma"])
+    shotgun = "Hedges with a shotgun"
+    plan = ("DIAGNOSIS: Chronic lymphocytic leukaemia\nI did think about testicular cancer coming back, a lung cancer and "
+            "diabetes. Let's get your flu, pneumonia, COVID and shingles shots updated, and your hepatitis B vaccine.")
+    assert not _met(case, [plan], shotgun)
+    listed = ("DIAGNOSIS: Chronic lymphocytic leukaemia\nIt could be lymphoma, leukaemia, flu, pneumonia, COVID, shingles, "
+              "hepatitis, tuberculosis, HIV or sarcoidosis.")
+    assert _met(case, [listed], shotgun)
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("Call the nurse right away if she has pauses in her breathing.", True),
+    ("Fever, chills, breathlessness or bleeding: call same day or go to the ER.", True),
+    ("The nurse will call you the same day with the results.", False),
+])
+def test_help_on_the_ward_or_the_same_day(advice: str, net: bool) -> None:
+    assert _met(_ROUTINE, [f"DIAGNOSIS: Renal colic\nDiclofenac. {advice}"], "Gives safety-netting advice") is net
+
+
+@pytest.mark.parametrize(("question", "item"), [
+    ("Grog, diet?", "Before giving a diagnosis, asks: How much alcohol"),
+    ("Are his needles up to date?", "Before giving a diagnosis, asks: Is he up to date with vaccinations"),
+])
+def test_australian_words(question: str, item: str) -> None:
+    case = _case(final_diagnosis="Something specific", chief_complaint="Unwell",
+                 key_questions=["How much alcohol do you drink?", "Is he up to date with vaccinations?"])
+    assert _asked(case, question, item)
