@@ -622,9 +622,13 @@ _RULED_OUT = re.compile(
     r"\b(?:ruled out|rules out|ruling out|excluded|excluding|isn'?t|is not|rather than|instead of"
     rf"|{_RULES_OUT_NOT}|no (?:evidence|signs?|features) of)\b", re.IGNORECASE)
 _CLAUSE_SPLIT = re.compile(r"[.;!?\n]+")
-# Vaccines named by the diseases they prevent are no diagnoses: "your flu, pneumonia, COVID and shingles shots"
-_VACCINES = re.compile(r"(?:[\w'-]+(?: [\w'-]+)?(?:, (?:and |or )?| and | or ))*[\w'-]+ (?:shots?|vaccines?|vaccinations?|jabs?"
-                       r"|boosters?|immuni[sz]ations?)\b", re.IGNORECASE)
+# Vaccines named by the diseases they prevent are no diagnoses: "your flu, pneumonia, COVID and shingles shots". Only
+# the vaccine-preventable diseases, so that a list of conditions ending in "vaccine" still counts.
+_PREVENTED = (r"(?:flu|influenza|pneumonia|pneumococcal|covid(?:-19)?|shingles|zoster|hepatitis(?: [ab])?|hep [ab]|hpv"
+              r"|tetanus|diphtheria|pertussis|whooping cough|mmr|measles|mumps|rubella|polio|meningitis|meningococcal"
+              r"|men ?b|men ?acwy|chickenpox|varicella|rsv|hib|rotavirus|bcg|tb|typhoid|yellow fever|rabies|tdap|dtap)")
+_VACCINES = re.compile(rf"\b(?:{_PREVENTED}(?:, (?:and |or )?| and | or |/)){{0,12}}{_PREVENTED} (?:shots?|vaccines?"
+                       r"|vaccinations?|jabs?|boosters?|immuni[sz]ations?)\b", re.IGNORECASE)
 
 
 def conditions_weighed(text: str, accepted: Sequence[str] = (), others: Sequence[str] = ()) -> list[str]:

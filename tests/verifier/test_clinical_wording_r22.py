@@ -141,6 +141,10 @@ def test_vaccines_named_by_their_diseases_are_no_shotgun() -> None:
     listed = ("DIAGNOSIS: Chronic lymphocytic leukaemia\nIt could be lymphoma, leukaemia, flu, pneumonia, COVID, shingles, "
               "hepatitis, tuberculosis, HIV or sarcoidosis.")
     assert _met(case, [listed], shotgun)
+    # only the diseases vaccines prevent are taken for a vaccine list: ending a shotgun in "vaccine" hides nothing
+    hidden = ("DIAGNOSIS: Chronic lymphocytic leukaemia\nIt could be lymphoma, leukaemia, sarcoidosis, HIV, lupus, "
+              "myeloma, amyloidosis, syphilis, tuberculosis or rabies vaccine.")
+    assert _met(case, [hidden], shotgun)
 
 
 @pytest.mark.parametrize(("advice", "net"), [
