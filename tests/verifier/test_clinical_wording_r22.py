@@ -142,8 +142,8 @@ def test_vaccines_named_by_their_diseases_are_no_shotgun() -> None:
               "hepatitis, tuberculosis, HIV or sarcoidosis.")
     assert _met(case, [listed], shotgun)
     # only the diseases vaccines prevent are taken for a vaccine list: ending a shotgun in "vaccine" hides nothing
-    hidden = ("DIAGNOSIS: Chronic lymphocytic leukaemia\nIt could be lymphoma, leukaemia, sarcoidosis, HIV, lupus, "
-              "myeloma, amyloidosis, syphilis, tuberculosis or rabies vaccine.")
+    hidden = ("DIAGNOSIS: Chronic lymphocytic leukaemia\nIt could be lymphoma, leukaemia, HIV, lupus, anaemia, heart "
+              "failure, kidney failure, diabetes, a stroke, gout or rabies vaccine.")
     assert _met(case, [hidden], shotgun)
 
 
