@@ -311,6 +311,8 @@ _THEN_RE = re.compile(r"\s*then\b", re.IGNORECASE)
 _HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(?:[-*\u2022]|\d+[.)])?\s*(\S.*)", re.DOTALL)
 # the help heads a list on the lines below it: "Come back or go to A&E:\n- the worst headache of your life"
 _HELP_HEADS_LIST_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*\n\s*(?:[-*\u2022]|\d+[.)])\s*(\S[^\n]*)")
+# ... unless the help is given whatever the answer: "Any chance you're pregnant? Either way, go to A&E now."
+_WHATEVER_RE = re.compile(r"\b(?:either\s+way|anyway|regardless|in\s+any\s+case)\b", re.IGNORECASE)
 # a clipped question naming what to look out for, then the help: "Worst headache of your life? Straight to A&E."
 _CLIPPED_QUESTION_RE = re.compile(
     r"(?:^|[.!?\n;:]\s*)(?!(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will|when|where|what|which|who"
@@ -352,7 +354,7 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     if _THEN_RE.match(text[start : match.start()]) and text[:start].rstrip().endswith("?"):
         return False
     if len(text[start : match.start()].split()) <= 3 and not _NOW_RE.search(text[start : match.start()]) \
-            and not re.search(r"\b(?:either\s+way|anyway|regardless|in\s+any\s+case)\b", text[start : match.start()], re.I):
+            and not _WHATEVER_RE.search(text[start : match.start()]):
         asked = _CLIPPED_QUESTION_RE.search(text[:start])
         if asked and _names_symptoms(asked.group(1)):
             return False
