@@ -172,6 +172,16 @@ def is_body_part(key: str) -> bool:
     return ":" not in key and clinical.is_key(clinical.SITE + key)
 
 
+def _about_pain_only(fact: str, complaint: set[str]) -> bool:
+    """A fact about pain and nothing else ("No pain", "Painless"), or one that denies pain in what the complaint names
+    ("Lesions are painless" where the complaint is the lesions)."""
+    concepts = set(clinical.concepts(fact))
+    if "pain" not in concepts:
+        return False
+    rest = {k for k in concepts if not clinical.is_generic(k)}
+    return not rest or bool(_PAINLESS_RE.search(fact)) and all(k.startswith(clinical.SITE) or k in complaint for k in rest)
+
+
 def _place(group: tuple[str, ...]) -> bool:
     """A group of a question's keys that only names a place on the body ("to your back")."""
     return all(k.startswith(clinical.SITE) or is_body_part(k) for k in group)
@@ -289,12 +299,8 @@ class FactIndex:
         # every key and stem a fact names, nested ones too, and the record concept of its topic
         self._terms = [set(clinical.terms(f.text)) | _topic_concepts(f) for f in facts]
         self._named = set().union(*self._terms)
-        # a fact about pain and nothing else ("No pain", "Painless"), or one that denies pain in what the complaint
-        # names ("Lesions are painless" where the complaint is the lesions)
-        complaint = set(clinical.concepts(facts[0].text)) if facts else set()
-        self._pain_only = ["pain" in concepts and all(clinical.is_generic(k) or (_PAINLESS_RE.search(f.text) and (
-                               k.startswith(clinical.SITE) or k in complaint)) for k in concepts)
-                           for f, concepts in ((f, set(clinical.concepts(f.text))) for f in facts)]
+        complaint = {k for f in facts if f.topic == "complaint" for k in clinical.concepts(f.text)}
+        self._pain_only = [_about_pain_only(f.text, complaint) for f in facts]
         self._answers = [set(fact_answers(f)) for f in facts]
         topics = {f.topic for f in facts}
         self._gates = {token: topic for token, topic in _GATES.items() if topic in topics}

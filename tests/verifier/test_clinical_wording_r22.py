@@ -9,12 +9,13 @@ from __future__ import annotations
 import pytest
 
 from tests.verifier.test_clinical_wording import _case, _met
+from verifier.types import Case
 
 _COLIC = _case(final_diagnosis="Renal colic", key_questions=["Where is the pain and does it move?"],
                chief_complaint="Pain in my side", primary_symptoms=["Severe left loin pain in waves"])
 
 
-def _asked(case, question: str, item: str) -> bool:  # noqa: ANN001
+def _asked(case: Case, question: str, item: str) -> bool:
     return _met(case, [question, f"DIAGNOSIS: {case.final_diagnosis}"], item)
 
 
