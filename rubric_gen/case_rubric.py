@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "12"
+CASE_RUBRIC_VERSION = "13"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -113,6 +113,8 @@ _EMPATHY_TERMS = [
     "doing so well", "i'm glad", "i am glad", "really glad", "so glad", "well done",
     "big diagnosis", "big news", "lot to deal with", "lot to hear", "not you being weak", "not a weakness",
     "poor you", "coping with a lot", "been through a lot",
+    # round 25: "You've done nowt wrong, love", "you've done right coming in now"
+    "done nowt wrong", "done nothing wrong", "done right coming", "done right to come", "done right bringing",
     "not a sign of weakness", "must have been", "must have given you", "must have felt", "a fright", "a worry",
     "put up with", "fed up", "not alone",
     # "This is a chronic, frustrating condition", "a lot of news at once", "tonight has been really rough", "Exam
@@ -170,6 +172,7 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"|(?:call|ring|phone)(?: us| me)? (?:the )?same[- ]day"  # "...: call same day or ER"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|911|999|988|111|112|"
                  r"nurses?|doctor|gp|help)"
+                 r"|(?:call|shout) out"  # on the ward: "Worse pain, faint, more breathless: call out immediately."
                  r"|get in touch)\b")
 # The help said in the next sentence: "If it suddenly gets much worse, the bone may have broken. Go to A&E."
 _NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hospital|urgent care)|come (?:straight |right )?back|"
@@ -215,6 +218,10 @@ _SAFETY_NET_RE = (
     # and with its condition: "999 if breathless, chest pain, coughing blood", "ED/911 right away for SOB"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?(?:\s+(?:{_NET_SOON}))?"
     rf"\s+(?:(?:for|with)\s+(?!{CARE_WORDS})|(?:if|should|whenever)\b)"
+    # a list, then what it needs: "more blood in your vomit, black stools again, feeling faint ... needs 999 straight away"
+    rf"|,{_IN_SENTENCE}{{0,100}}\b(?:needs?|means?|warrants?) (?:{_NET_EMERGENCY})\b"
+    # the help heading a list of what to look out for: "999 or A&E: constant spinning, deafness, bad headache"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY})(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?\s*:\s*{_IN_SENTENCE}{{3,80}},"
     # "any sudden testicle pain means come straight to A&E"
     rf"|\b(?:any|new|sudden)\b{_IN_SENTENCE}{{3,140}}\bmeans\s+(?:(?:you\s+)?(?:should\s+|must\s+|need\s+to\s+)?)"
     r"(?:come|coming|go|going|call|calling|ring|phone|dial|get|getting|seek|seeking|return|head|heading)\b"
@@ -228,7 +235,7 @@ _SAFETY_NET_RE = (
     r"|\b(?:tell|alert) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? (?:about|to) (?:any|new|a|worsening|more)\b"
     r"| (?:immediately|straight away|right away|at once|urgently) (?:about|for)\b"  # "Alert nursing immediately for rebleeding"
-    r"| (?:immediately|straight away|right away|at once|urgently)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."
+    r"| (?:immediately|straight away|right away|at once|urgently|now)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."
     # "Report immediately: rebleeding, dizziness", "Report any bleeding to the nurse"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))report (?:(?:immediately|straight away|right away|at once|urgently)\s*:\s*\w"
     r"|any\b"
@@ -261,7 +268,10 @@ _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "
                  # round 22: the assessment done in the visit itself ("EKG and echo done and reviewed at this visit")
                  "at this visit", "during this visit", "while you're here", "while you are here",
                  # round 23: "see you again in 48 hours", "F/u with me in 48 h"
-                 "in 48 hours", "in 48 h", "in 48 hrs", "in 24 hours", "in 24 h", "in two days", "in 2 days"]
+                 "in 48 hours", "in 48 h", "in 48 hrs", "in 24 hours", "in 24 h", "in two days", "in 2 days",
+                 # round 25: the treatment begun by the doctor at the visit ("I'll start bisoprolol 2.5 mg once a day")
+                 "i'll start", "i will start", "i'm starting", "i am starting", "we'll start", "we will start",
+                 "we're starting", "we are starting", "in the visit", "same visit"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
@@ -279,6 +289,8 @@ _PLAN_TERMS = [
     "monitor", "monitoring", "looked after by", "under the care of", "care from", "vaccine", "vaccination", "jab",
     # round 22: "take you to theatre ... untwist it and stitch both testicles in place"
     "theatre", "theater", "operate", "operating room", "steroid", "steroids", "prednisolone", "prednisone",
+    # round 25: "You can go home today. Sit down to urinate at night ... Your GP can follow this up"
+    "follow this up", "follow it up", "go home", "hydrated", "hydration",
 ]
 # Prompt care given now, in the department, as the final message states it.
 _NOW_TERMS = ["now", "immediately", "right away", "straight away", "stat"]
@@ -446,6 +458,10 @@ def _answered(text: str, groups: list[list[str]]) -> list[list[str]]:
         groups = [g for g in groups if g != ["intent:triggers"]] or groups
         intents = intents - {"intent:triggers"}
     rest = [g for g in groups if not all(k.startswith(clinical.INTENT) for k in g)]
+    # "severe leg pain that disturbs sleep": how bad it is, is what the patient answers about the leg pain, so asking
+    # about the leg pain asks it too ("Tell me about the leg pain"); "Worse at night?" alone still asks one thing of two
+    if rest and ["intent:severity"] in groups:
+        groups = [["intent:severity", *rest[0]] if g == ["intent:severity"] else g for g in groups]
     # "dyspnea on exertion": exertion is what the patient answers about the symptom ("Breathless?" "Only on the
     # stairs."), not a second thing to ask; "Chest pain on exertion?" does not ask it
     if len(rest) == 2 and ["exertion"] in rest and intents <= {"intent:triggers"}:

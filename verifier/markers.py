@@ -53,7 +53,7 @@ def _split_outside_brackets(line: str) -> list[str]:
     return [*pieces, line[start:]]
 
 
-_BLOOD_COUNT, _SMEAR = "test:cbc", "method:smear"
+_BLOOD_COUNT, _SMEAR, _IMAGING = "test:cbc", "method:smear", "method:imaging"
 
 
 def parse_orders(text: str) -> list[tuple[str, str]]:
@@ -70,7 +70,7 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
         if (lead := _SPECIMEN_LEAD.match(line)) and _only_sites(clinical.read_order(lead.group(1))):
             specimen, line = lead.group(1), lead.group(2)  # "Stool: C. diff toxin, culture, white cells"
         stated = bool(specimen)
-        for index, name in enumerate(_split_outside_brackets(line)):
+        for index, name in enumerate(n for piece in _split_outside_brackets(line) for n in _bracket_list(piece)):
             name = name.strip().strip(".*[]\"'").strip()
             if not name:
                 continue
@@ -86,7 +86,11 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
             if order.methods == {_SMEAR} and not (order.tests or order.sites or order.rest) \
                     and _BLOOD_COUNT in clinical.read_order(match.group(2)).tests:
                 name, order = f"blood {name}", clinical.read_order(f"blood {name}")  # "CBC, smear": the blood smear
-            if found and found[-1][0] == kind and order.sites and not (order.tests or order.methods or order.rest):
+            # ("CT neck, chest, abdomen and pelvis": after an imaging study, "chest" is the site, though the layer
+            # knows the word of its own; after an examination, "throat and tonsils" is another examination)
+            if found and found[-1][0] == kind and order.sites and not (order.tests or order.methods) \
+                    and (not order.rest or (order.rest <= {site.removeprefix(clinical.SITE) for site in order.sites}
+                                            and clinical.read_order(found[-1][1]).methods & clinical.parts_of(_IMAGING))):
                 found[-1] = (kind, f"{found[-1][1]}, {name}")
             else:
                 found.append((kind, name))
@@ -96,6 +100,30 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
 # A line's specimen said once: "Stool: toxin, culture" (before a colon) or "Stool sample for toxin, culture, white
 # cells" (the first order's only site): the orders after it that name no site of their own are on it.
 _SPECIMEN_LEAD = re.compile(r"\s*([A-Za-z][A-Za-z ]{1,24}?)\s*:\s*(\S.*)")
+
+
+# A list of tests packed into brackets after a head that names none: "bloods (FBC, U&Es, LFTs, clotting)".
+_BRACKET_LIST_RE = re.compile(r"\s*([^()]{1,40}?)\s*\(([^()]*,[^()]*)\)\s*")
+
+
+def _bracket_list(name: str) -> list[str]:
+    """The orders of one piece of a line: the tests of a bracketed list whose head names no test or method of its
+    own ("bloods (FBC, U&Es, LFTs)": the FBC, the U&Es and the LFTs, each counted and credited as ordered alone),
+    read on the head's specimen ("urine (dip, MC&S)"); otherwise the piece itself ("Left shoulder X-ray (AP,
+    axillary and scapular Y views)" is one study)."""
+    from verifier import clinical
+
+    match = _BRACKET_LIST_RE.fullmatch(name)
+    if match is None:
+        return [name]
+    head = clinical.read_order(match.group(1))
+    if head.tests or head.methods:
+        return [name]
+    listed = [p.strip() for p in match.group(2).split(",") if p.strip()]
+    if not any(clinical.read_order(p).tests for p in listed):
+        return [name]
+    specimen = clinical.label(next(iter(head.sites))) if len(head.sites) == 1 else ""
+    return [_on_specimen(p, specimen, stated=False) if specimen else p for p in listed]
 
 
 def _only_sites(order: Order) -> bool:

@@ -70,7 +70,10 @@ _EMERGENCY_RE = re.compile(
     r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+)?(?:(?:to|into)\s+(?:the\s+)?(?:hospital|ward)\s+)?"
     r"(?:now|immediately|straight\s+away|right\s+away)"  # "Admit to hospital now for monitoring"
     # what the emergency team does now: "Emergency gynaecology review - I've called them", "emergency surgery today"
-    r"|emergency\s+(?:[a-z-]+\s+){0,2}?(?:review|assessment|surgery|operation|laparoscopy|laparotomy)\b"
+    r"|emergency\s+(?:[a-z-]+\s+){0,2}?(?:review|assessment|surgery|operation|laparoscopy|laparotomy|procedure)\b"
+    # round 25: "I'm sending you to hospital now to be assessed as an emergency"; "What happens now: admission, ..."
+    r"|\bsend(?:ing)?\s+(?:you|her|him|them)\s+(?:in\s+)?(?:in)?to\s+(?:the\s+)?hospital\b|\bas\s+an\s+emergency\b(?![\s-]+[a-z])"  # not "as an emergency admission": the longer name is read
+    r"|\bnow\s*:\s*(?:[a-z-]+\s+){0,2}?(?:admission|admit)\b"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:stay|staying|remain|be\s+kept|keep(?:ing)?\s+(?:you|her|him|them))\s+in\s+(?:the\s+)?hospital"  # admitted now
     r"|\bstay(?:ing)?\s+in\s+(?:overnight|tonight)\b"
@@ -311,6 +314,10 @@ _THEN_RE = re.compile(r"\s*then\b", re.IGNORECASE)
 _HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(?:[-*\u2022]|\d+[.)])?\s*(\S.*)", re.DOTALL)
 # the help heads a list on the lines below it: "Come back or go to A&E:\n- the worst headache of your life"
 _HELP_HEADS_LIST_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*\n\s*(?:[-*\u2022]|\d+[.)])\s*(\S[^\n]*)")
+# ... or on the same line, as a list: "999 or A&E: constant spinning, deafness, bad headache, double vision"
+# (short items: "You're being admitted: the team will treat that vessel through the scope, ..." is a plan)
+_HELP_HEADS_LINE_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*((?:[^\s,.!?;]+[ \t]*){1,4},[ \t]*(?:[^\s,.!?;]+[ \t]*){1,4}"
+                                 r"(?:,|\bor\b|\band\b)[^\n]*)")
 # ... unless the help is given whatever the answer: "Any chance you're pregnant? Either way, go to A&E now."
 _WHATEVER_RE = re.compile(r"\b(?:either\s+way|anyway|regardless|in\s+any\s+case)\b", re.IGNORECASE)
 # a clipped question naming what to look out for, then the help: "Worst headache of your life? Straight to A&E."
@@ -332,6 +339,18 @@ def _names_symptoms(lead: str) -> bool:
     """A clipped condition before a dash lists what to look out for ("Chest pain with sweating - call 999"); a
     statement does not ("This is serious - call 999 now")."""
     return not _STATEMENT_RE.match(lead) and any(not clinical.is_generic(k) for k in clinical.concepts(lead))
+_CARE_START_RE = re.compile(rf"\s*(?:{CARE_WORDS}|iv\b|abx\b|admit|start|give|get|do|check|repeat|stat\b)", re.IGNORECASE)
+
+
+def _warning_signs(listed: str) -> bool:
+    """A list on the help's own line names what to look out for when its first two items are signs, not the care
+    itself: "999 or A&E: constant spinning, deafness, ..." and not "ED: blood cultures, IV fluids, antibiotics"."""
+    items = [p for p in re.split(r",|\bor\b|\band\b", re.split(r"[.!?\n;]", listed, maxsplit=1)[0]) if p.strip()][:2]
+    return len(items) == 2 and all(_names_symptoms(p) and not _CARE_START_RE.match(p)
+                                   and not (clinical.read_order(p).tests or clinical.read_order(p).methods)
+                                   for p in items)
+
+
 # "come back sooner, or seek urgent help, if ..."; "ring 999 or go to A&E, if you can't swallow"
 _COMMA_IF_RE = re.compile(r"\s*(?:,?\s*(?:(?:or|and)\s+)?[^,.!?;\n]{1,40}?)?,\s*(?:if|should|in case|whenever|unless)\b",
                           re.IGNORECASE)
@@ -383,8 +402,9 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     listed = _HELP_THEN_LIST_RE.match(text[match.end():])
     line_end = text.find("\n", match.end())
     if not listed and not _NOW_RE.search(text[start : line_end if line_end >= 0 else len(text)]):  # not "Call 999 now:"
-        listed = _HELP_HEADS_LIST_RE.match(text[match.end():])
-    if listed and _names_symptoms(re.split(r"[.!?\n;]", listed.group(1), maxsplit=1)[0]):
+        listed = _HELP_HEADS_LIST_RE.match(text[match.end():]) or _HELP_HEADS_LINE_RE.match(text[match.end():])
+    if listed and _names_symptoms(re.split(r"[.!?\n;]", listed.group(1), maxsplit=1)[0]) \
+            and (listed.re is not _HELP_HEADS_LINE_RE or _warning_signs(listed.group(1))):
         return False
     # keeping the patient in is done now; going to hospital may wait, so it needs a word of immediacy
     # (a hospital that is expecting the patient is expecting them now)

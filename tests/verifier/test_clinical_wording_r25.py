@@ -1,0 +1,141 @@
+"""Round 25 (data/natural/dev/*-r25.yaml): what its examiners marked met and the grader missed or wrongly paid, in
+general form, each beside a lookalike that must come out the other way. A question about bleeding after sex does not
+ask about painful sex; how bad an imported symptom is, is the patient's answer, not a second thing to ask; lay words
+for apathy; "TT" in a clotting screen; a CT that starts at the neck; a list of tests packed into brackets after
+"bloods"; the help heading a list of warning signs on its line; care now in other words; the same-visit plan."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.verifier.test_clinical_wording import _case, _met
+from verifier.markers import parse_orders
+from verifier.rule_grader import _recommends_emergency
+from verifier.types import Case
+
+
+def _asked(case: Case, question: str, item: str) -> bool:
+    return _met(case, [question, f"DIAGNOSIS: {case.final_diagnosis}"], item)
+
+
+def _imported(symptom: str) -> Case:
+    return Case(id="agentclinic-x", chief_complaint="Unwell", history_of_present_illness="A week.",
+                secondary_symptoms=[symptom], final_diagnosis="Something specific", source="agentclinic")
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Any pain during sex?", True),
+    ("Does sex hurt?", True),
+    ("Sex - painful?", True),
+    ("Any bleeding between periods or after sex?", False),
+    ("Are you sexually active?", False),
+])
+def test_painful_sex_is_asked_only_about_pain(question: str, asked: bool) -> None:
+    case = _imported("Burning pain during intercourse")
+    assert _asked(case, question, "Before giving a diagnosis, asks about burning pain during intercourse") is asked
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Tell me about the leg pain. Which bit hurts, one leg or both?", True),
+    ("Leg pain where? Limping?", True),
+    ("How bad is it?", False),
+    ("Worse at night?", False),
+    ("Any rash?", False),
+])
+def test_how_bad_an_imported_symptom_is_comes_with_its_answer(question: str, asked: bool) -> None:
+    item = "Before giving a diagnosis, asks about severe leg pain"
+    assert _asked(_imported("Severe leg pain that disturbs sleep"), question, item) is asked
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Has he seemed interested in things, or sort of flat and switched off?", True),
+    ("Is he unbothered by everything?", True),
+    ("Can he lie flat?", False),
+])
+def test_lay_words_for_apathy(question: str, asked: bool) -> None:
+    assert _asked(_imported("Apathy"), question, "Before giving a diagnosis, asks about apathy") is asked
+
+
+@pytest.mark.parametrize(("orders", "ordered"), [
+    ("CBC w/ plt, PT/INR, aPTT, TT", True),
+    ("PT/INR, aPTT", False),  # half the screen
+])
+def test_tt_is_the_thrombin_time_of_a_clotting_screen(orders: str, ordered: bool) -> None:
+    case = _case(final_diagnosis="Haemophilia A", recommended_tests=["Coagulation screen"])
+    turns = [f"REQUEST TEST: {orders}", "DIAGNOSIS: Haemophilia A"]
+    assert _met(case, turns, "Orders the appropriate test: Coagulation") is ordered
+
+
+def test_a_ct_that_starts_at_the_neck_still_images_the_chest_and_abdomen() -> None:
+    case = _case(final_diagnosis="Lymphoma", recommended_tests=["CT chest and abdomen"])
+    item = "Orders the appropriate test: CT chest"
+    for orders in ("CT scan of neck, chest, abdomen and pelvis", "CT neck, thorax, abdomen and pelvis"):
+        assert parse_orders(f"REQUEST TEST: {orders}") == [("test", orders)]
+        assert _met(case, [f"REQUEST TEST: {orders}", "DIAGNOSIS: Lymphoma"], item)
+    assert not _met(case, ["REQUEST TEST: CT neck", "DIAGNOSIS: Lymphoma"], item)
+    assert parse_orders("REQUEST TEST: Urine dip, FBC") == [("test", "Urine dip"), ("test", "FBC")]
+
+
+def test_a_bracketed_list_of_tests_is_each_test_ordered_and_counted() -> None:
+    line = "REQUEST TEST: bloods (FBC, U&Es, LFTs, clotting, group and save), urgent upper GI endoscopy (OGD)"
+    assert [name for _, name in parse_orders(line)] == ["FBC", "U&Es", "LFTs", "clotting", "group and save",
+                                                         "urgent upper GI endoscopy (OGD)"]
+    case = _case(final_diagnosis="Upper GI bleed", recommended_tests=["Haemoglobin", "Urea"])
+    assert _met(case, [line, "DIAGNOSIS: Upper GI bleed"], "Orders the appropriate test: Haemoglobin")
+    assert _met(case, [line, "DIAGNOSIS: Upper GI bleed"], "Orders the appropriate test: Urea")
+    # an aside naming only views is part of its study, and a packed shotgun is counted test by test
+    views = "REQUEST TEST: Left shoulder X-ray (AP, axillary and scapular Y views)"
+    assert parse_orders(views) == [("test", views.removeprefix("REQUEST TEST: "))]
+    packed = "REQUEST TEST: bloods (TSH, B12, folate, ferritin, HbA1c, lipids, PSA, CK, ANA, ESR)"
+    assert _met(case, [packed, "DIAGNOSIS: Upper GI bleed"], "Orders tests the presentation does not call for")
+
+
+_ROUTINE = _case(final_diagnosis="BPPV", disposition="routine")
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("999 or A&E: constant spinning, deafness, bad headache, double vision, slurred speech.", True),
+    ("Tell nurses now: blood, distension, worse pain, pyrexia.", True),
+    ("Worse pain, faint, more breathless: call out immediately.", True),
+    ("More blood in your vomit, black stools again, or feeling faint needs 999 straight away.", True),
+    ("999 or A&E are busy tonight.", False),
+    ("Tell nurses now that you feel better.", False),
+])
+def test_the_help_heading_what_to_look_out_for(advice: str, net: bool) -> None:
+    turns = [f"DIAGNOSIS: BPPV\nEpley manoeuvre now. {advice}"]
+    assert _met(_ROUTINE, turns, "Gives safety-netting advice") is net
+    # and the help heading a list of warning signs is no referral now
+    assert not (net and _met(_ROUTINE, turns, "Sends the patient for emergency care"))
+
+
+@pytest.mark.parametrize(("plan", "now"), [
+    ("I'm sending you to hospital now to be assessed as an emergency.", True),
+    ("What happens now: admission, oxygen, and a blood thinner started straight away.", True),
+    ("I'm calling the heart attack team now for an emergency procedure.", True),
+    ("I'm sending you to hospital.", False),
+    ("If it gets worse you'd need to be seen as an emergency.", False),
+    # a plan after the colon is no list of warning signs
+    ("You're being admitted: the team will treat that vessel through the scope, you'll have a transfusion.", True),
+])
+def test_emergency_care_now_in_other_words(plan: str, now: bool) -> None:
+    assert bool(_recommends_emergency(plan, unconditional=True)) is now
+
+
+@pytest.mark.parametrize(("plan", "prompt"), [
+    ("I'll start bisoprolol 2.5 mg once a day, and a blood thinner.", True),
+    ("ECG and bloods in the visit; treatment the same visit.", True),
+    ("Bisoprolol, and I'll see you in three months.", False),
+])
+def test_treatment_begun_at_the_visit_is_prompt(plan: str, prompt: bool) -> None:
+    case = _case(final_diagnosis="Atrial fibrillation", disposition="urgent")
+    assert _met(case, [f"DIAGNOSIS: Atrial fibrillation\n{plan}"], "Plans prompt (same-day) assessment") is prompt
+
+
+@pytest.mark.parametrize(("words", "empathic"), [
+    ("You've done nowt wrong, love.", True),
+    ("You've done right coming in now.", True),
+    ("Nothing's wrong with the ECG.", False),
+])
+def test_yorkshire_empathy(words: str, empathic: bool) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert _met(case, [f"DIAGNOSIS: Migraine\n{words}"], "Acknowledges the patient's concerns") is empathic
