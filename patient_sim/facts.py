@@ -57,7 +57,9 @@ _CONTENT_WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
 )
 _OPEN_QUESTION_RE = re.compile(
     r"\b(what brings|what brought|what(?:'s| has) brought|how can (?:i|we) help|what can (?:i|we) do|"
-    r"tell me (more|about|a bit|a little|what)|go on|"
+    # the Irish "What has you in today?", "What has you bringing him in?"; "Who's this wee man?" opens the story
+    r"what(?:'s| has) (?:you|him|her|them) (?:in|bringing|coming|here)|who(?:'s| is) this|"
+    r"tell me (more|about|a bit|a little|a wee bit|what)|go on|"
     r"anything else|what(?:'s| seems to be| is) the (problem|matter|trouble|issue)|what(?:'s| is) wrong|what(?:'s| is) up|"
     r"describe|what happened|how are you|explain|"
     r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words)\b",

@@ -115,6 +115,9 @@ _EMPATHY_TERMS = [
     "poor you", "coping with a lot", "been through a lot",
     # round 25: "You've done nowt wrong, love", "you've done right coming in now"
     "done nowt wrong", "done nothing wrong", "done right coming", "done right to come", "done right bringing",
+    # round 26: "This is a rough stretch", "You're not weak", "It's tough running a store feeling like this",
+    # "Not dismissing your experience"
+    "rough stretch", "not weak", "it's tough", "it is tough", "not dismissing",
     "not a sign of weakness", "must have been", "must have given you", "must have felt", "a fright", "a worry",
     "put up with", "fed up", "not alone",
     # "This is a chronic, frustrating condition", "a lot of news at once", "tonight has been really rough", "Exam
@@ -213,10 +216,10 @@ _SAFETY_NET_RE = (
     rf"(?:medical )?(?:help|care|attention|advice|review)"
     # told, not done: "Get urgent help for chest pain" opens its sentence ("we will get urgent help for ..." does not)
     rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
-    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate)\b{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate|attend|present to)\b{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
     # and with its condition: "999 if breathless, chest pain, coughing blood", "ED/911 right away for SOB"
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?(?:\s+(?:{_NET_SOON}))?"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:back\s*/\s*)?(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY})){{0,2}}(?:\s+(?:{_NET_SOON}))?"
     rf"\s+(?:(?:for|with)\s+(?!{CARE_WORDS})|(?:if|should|whenever)\b)"
     # a list, then what it needs: "more blood in your vomit, black stools again, feeling faint ... needs 999 straight away"
     rf"|,{_IN_SENTENCE}{{0,100}}\b(?:needs?|means?|warrants?) (?:{_NET_EMERGENCY})\b"
@@ -246,7 +249,8 @@ _SAFETY_NET_RE = (
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."
-    rf"|(?:^|[.!?\n:]){_IN_SENTENCE}{{3,160}},\s*{_NET_TERMINAL}\s*(?:[.!]|$)"
+    rf"|(?:^|[.!?\n:]){_IN_SENTENCE}{{3,160}},\s*{_NET_TERMINAL}(?:\s+(?:nurses?|doctors?|team|ward|midwife))?"
+    r"(?:\s+(?:now|immediately|straight away|right away|at once|urgently))?\s*(?:[.!]|$)"  # "..., call the nurse now."
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly",
                  # kept in for care: at least as prompt as a same-day review
@@ -271,7 +275,9 @@ _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "
                  "in 48 hours", "in 48 h", "in 48 hrs", "in 24 hours", "in 24 h", "in two days", "in 2 days",
                  # round 25: the treatment begun by the doctor at the visit ("I'll start bisoprolol 2.5 mg once a day")
                  "i'll start", "i will start", "i'm starting", "i am starting", "we'll start", "we will start",
-                 "we're starting", "we are starting", "in the visit", "same visit"]
+                 "we're starting", "we are starting", "in the visit", "same visit",
+                 # round 26: "first dose of cephalexin 500 mg PO here"
+                 "first dose of"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",

@@ -89,7 +89,21 @@ _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compil
               (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"),
               (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"),  # spinal levels
               (re.compile(r"\b(\d{1,2})(?:\+\d)?/40\b"), r"\1 weeks"),  # a gestation: "preterm 33/40", "34+2/40"
-              (re.compile(r"\bHIV\s*/\s*AIDS\b", re.IGNORECASE), "HIV"))  # one infection and its stage
+              (re.compile(r"\bHIV\s*/\s*AIDS\b", re.IGNORECASE), "HIV"),  # one infection and its stage
+              # "Schizotypal PD": a personality type before "PD" is a personality disorder (round 25)
+              (re.compile(r"\b(schizotypal|schizoid|paranoid|borderline|antisocial|narcissistic|histrionic|avoidant|"
+                          r"dependent|obsessive[- ]compulsive)\s+PD\b", re.IGNORECASE), r"\1 personality disorder"),
+              # a poisoning named by its class, then its agent: "Amphetamine toxicity from lisdexamfetamine" is the
+              # lisdexamfetamine toxicity (round 26)
+              (re.compile(r"\b(?:[a-z-]+\s+)?(toxicity|intoxication|poisoning|overdose|toxidrome)\s+(?:from|due\s+to|"
+                          r"secondary\s+to|caused\s+by|with)\s+([a-z][a-z-]+)", re.IGNORECASE), r"\2 \1"))
+# What a poisoning is called: one agent's toxicity, intoxication, poisoning and overdose are one condition.
+_TOXIC_NAME = re.compile(r"^(.+?)\s+(?:toxicity|intoxication|poisoning|overdose|toxidrome)$", re.IGNORECASE)
+# A statement's own word on how sure it is, at its end: "..., presumptive pending CT/tissue", "(head), pending CT/bx",
+# "(working diagnosis)": the certainty, not a part of the diagnosis.
+_PENDING = re.compile(r"\s*(?:[,;]\s*|\(\s*|\s[-\u2013\u2014]\s*)(?:(?:presumptive|presumed|provisional|probable|suspected|"
+                      r"likely|working)(?:\s+diagnosis)?\s*,?\s*)?(?:(?:pending|awaiting|to\s+be\s+confirmed|tbc|"
+                      r"until)\b[^()]*)?\)?\s*$", re.IGNORECASE)
 # Presentations a clinician states with their cause ("Sciatica due to an L4/5 disc prolapse", "Anaemia secondary
 # to ..."): with the case's diagnosis as the cause, the statement names it. A rival condition never stands first.
 _PRESENTATIONS = frozenset("""sciatica radiculopathy myelopathy neuropathy neuralgia anaemia anemia jaundice
@@ -279,13 +293,16 @@ def content(text: str) -> frozenset[str]:
 
 
 def name_variants(name: str) -> list[str]:
-    """A name, the name without its bracketed part, and the bracketed part ("BPPV")."""
+    """A name, the name without its bracketed part, and the bracketed part ("BPPV"); a poisoning by each of its
+    names ("Lisdexamfetamine intoxication": its toxicity, poisoning, overdose)."""
     out = [name]
     bracketed = re.findall(r"\(([^)]+)\)", name)
     if bracketed:
         out.append(re.sub(r"\([^)]*\)", " ", name))
         out.extend(bracketed)
-    return [v.strip() for v in out if v.strip()]
+    if toxic := _TOXIC_NAME.match(name.strip()):
+        out.extend(f"{toxic.group(1)} {kind}" for kind in ("toxicity", "intoxication", "poisoning", "overdose"))
+    return list(dict.fromkeys(v.strip() for v in out if v.strip()))
 
 
 class _Lexicon:
@@ -414,6 +431,8 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     sentence = first_sentence(text)
     for pattern, words_ in _SHORTHAND:
         sentence = pattern.sub(words_, sentence)
+    if (pending := _PENDING.search(sentence)) and pending.start() and pending.group(0).strip():
+        sentence = sentence[:pending.start()].strip()
     if (cut := _EXCLUSION.search(sentence)) and content(sentence[:cut.start()]) - GENERIC:
         sentence = sentence[:cut.start()].strip()
     if _content_outside(sentence, _EXCLUDED_ASIDE):

@@ -74,6 +74,9 @@ _EMERGENCY_RE = re.compile(
     # round 25: "I'm sending you to hospital now to be assessed as an emergency"; "What happens now: admission, ..."
     r"|\bsend(?:ing)?\s+(?:you|her|him|them)\s+(?:in\s+)?(?:in)?to\s+(?:the\s+)?hospital\b|\bas\s+an\s+emergency\b(?![\s-]+[a-z])"  # not "as an emergency admission": the longer name is read
     r"|\bnow\s*:\s*(?:[a-z-]+\s+){0,2}?(?:admission|admit)\b"
+    # round 26: "Staying with us."; a critical-care bed ("... hourly glucose. ICU.")
+    r"|\bstay(?:ing)?\s+with\s+us\b|\b(?:to|into)\s+(?:the\s+)?(?:icu|itu|hdu|ccu)\b"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:icu|itu|hdu|ccu)(?:\s+(?:bed|admission|now))?(?=\s*[.;\n]|\s*$)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:stay|staying|remain|be\s+kept|keep(?:ing)?\s+(?:you|her|him|them))\s+in\s+(?:the\s+)?hospital"  # admitted now
     r"|\bstay(?:ing)?\s+in\s+(?:overnight|tonight)\b"

@@ -72,7 +72,10 @@ def test_gdm_asks_about_diabetes_in_pregnancy() -> None:
 
 # Round 22 (agentclinic-0088, 0070, 0056): an opening in other words is an open question, a named illness or
 # operation answers the question about its kind, and "painless" answers a question that asks about pain and more.
-@pytest.mark.parametrize("question", ["What's brought you in to see me today?", "What's wrong?", "What's the problem?"])
+@pytest.mark.parametrize("question", ["What's brought you in to see me today?", "What's wrong?", "What's the problem?",
+                                      # round 26, an Irish GP: the opening in Irish English, and the introduction
+                                      "What has you in today?", "What has you bringing him in tonight?",
+                                      "Hello, come on in, and who's this wee man?", "Can you tell me a wee bit more?"])
 def test_an_opening_in_other_words_gets_the_story(question: str) -> None:
     case = _case(chief_complaint="Tiredness", history_of_present_illness="Tired all the time for six months.",
                  past_medical_history=["No past medical problems"])

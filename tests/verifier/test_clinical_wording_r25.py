@@ -139,3 +139,79 @@ def test_treatment_begun_at_the_visit_is_prompt(plan: str, prompt: bool) -> None
 def test_yorkshire_empathy(words: str, empathic: bool) -> None:
     case = _case(final_diagnosis="Migraine")
     assert _met(case, [f"DIAGNOSIS: Migraine\n{words}"], "Acknowledges the patient's concerns") is empathic
+
+
+# Round 26 (data/natural/dev/*-r26.yaml), the same way.
+def _stated(case_id_final: tuple[str, str], statement: str) -> tuple[bool, bool, bool]:
+    case = _case(final_diagnosis=case_id_final[1], source="agentclinic", id=case_id_final[0])
+    turns = [f"DIAGNOSIS: {statement}\nPlan."]
+    return (_met(case, turns, "States the correct final diagnosis"), _met(case, turns, "States a final diagnosis that"),
+            _met(case, turns, "Hedges with a shotgun"))
+
+
+@pytest.mark.parametrize(("final", "statement", "right"), [
+    ("Schizotypal personality disorder", "Schizotypal PD", True),
+    ("Schizotypal personality disorder", "Paranoid PD", False),
+    ("Pancreatic adenocarcinoma", "Pancreatic adenocarcinoma (head of pancreas), presumptive pending CT/tissue", True),
+    ("Pancreatic adenocarcinoma", "Pancreatic adenocarcinoma (head), pending CT/bx", True),
+    ("Pancreatic adenocarcinoma", "Pancreatic adenocarcinoma (working diagnosis)", True),
+    ("Lisdexamfetamine intoxication", "Amphetamine toxicity from lisdexamfetamine (Vyvanse)", True),
+    ("Lisdexamfetamine intoxication", "Lisdexamfetamine overdose", True),
+    ("Lisdexamfetamine intoxication", "Cocaine toxicity", False),
+])
+def test_a_diagnosis_in_a_clinicians_shorthand(final: str, statement: str, right: bool) -> None:
+    met, wrong, shotgun = _stated(("agentclinic-x", final), statement)
+    assert (met, wrong, shotgun) == (right, not right, False)
+
+
+def test_a_pending_list_is_still_a_list() -> None:
+    assert _stated(("agentclinic-x", "Pancreatic adenocarcinoma"),
+                   "Pancreatic adenocarcinoma, or cholangiocarcinoma, pending CT") == (False, True, True)
+
+
+@pytest.mark.parametrize(("question", "item", "asked"), [
+    ("How mobile have you been since?", "Before giving a diagnosis, asks: Any recent surgery or immobility", True),
+    ("Is your mobile number the same?", "Before giving a diagnosis, asks: Any recent surgery or immobility", False),
+    ("Which bones have you broken, and how?", "Before giving a diagnosis, asks about history of fractures", True),
+    ("Any broken skin?", "Before giving a diagnosis, asks about history of fractures", False),
+])
+def test_mobility_and_broken_bones(question: str, item: str, asked: bool) -> None:
+    case = _case(final_diagnosis="Something specific", key_questions=["Any recent surgery or immobility?"])
+    if "fractures" in item:
+        case = _imported("History of fractures following minor trauma")
+    assert _asked(case, question, item) is asked
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("Please attend A&E for sudden severe lower abdominal pain.", True),
+    ("Back/ED/988 if voices, feeling watched or threatened.", True),
+    ("Headache or more confusion, call the nurse now.", True),
+    ("Please attend the clinic for a review in six weeks.", False),
+])
+def test_help_attended_or_called_on_the_ward(advice: str, net: bool) -> None:
+    assert _met(_ROUTINE, [f"DIAGNOSIS: BPPV\nEpley manoeuvre now. {advice}"], "Gives safety-netting advice") is net
+
+
+@pytest.mark.parametrize(("plan", "now"), [
+    ("DKA protocol: fluids, insulin gtt. Hourly glucose. ICU. Endo.", True),
+    ("Staying with us tonight.", True),
+    ("Hates hospitals since his wife died in ICU; explored his anxiety about this.", False),
+    ("If she deteriorates, ICU.", False),
+])
+def test_a_critical_care_bed_is_care_now(plan: str, now: bool) -> None:
+    assert bool(_recommends_emergency(plan, unconditional=True)) is now
+
+
+@pytest.mark.parametrize(("case_id", "said", "considered"), [
+    ("mechanical-low-back-pain", "I don't think a disc is pressing on a nerve.", True),
+    ("mechanical-low-back-pain", "Nothing points to a fracture.", True),
+    ("mechanical-low-back-pain", "Your back is stiff.", False),
+    ("gerd", "ECG normal, not exertional, so not heart.", True),
+    ("gerd", "Your heart rate is normal.", False),
+])
+def test_a_rival_weighed_in_plain_words(case_id: str, said: str, considered: bool) -> None:
+    from patient_sim.cases import project_cases
+
+    case = next(c for c in project_cases() if c.id == case_id)
+    turns = [f"DIAGNOSIS: {case.final_diagnosis}\n{said}"]
+    assert _met(case, turns, "Considers a relevant differential") is considered
