@@ -214,10 +214,10 @@ def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) ->
     )
     results = run_stages(
         [(rubric_cfg, tmp_path / "rubric"), (multi_cfg, tmp_path / "multiturn")],
-        overrides={"max_steps": 2}, patient=local_client, grader=HybridGrader(None),
+        overrides={"max_steps": 1}, patient=local_client, grader=HybridGrader(None),
     )
     assert [r.stage for r in results] == ["rubric", "multiturn"]
-    assert all(r.global_step == 2 for r in results)
+    assert all(r.global_step == 1 for r in results)
     assert _changed(embedded, Path(results[0].final_model)) > 0
     rubric_final = load_file(str(Path(results[0].final_model) / "model.safetensors"))
     multi_final = load_file(str(Path(results[1].final_model) / "model.safetensors"))
@@ -226,7 +226,7 @@ def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) ->
     assert any("rewards/consultation_reward/mean" in r for r in logged)
     # every step's time, split: the rollouts ran the consultations, so they took time; the rest was spent too
     steps = [r for r in logged if "loss" in r]
-    assert len(steps) == 2
+    assert len(steps) == 1
     for record in steps:
         parts = {part: record[f"time/{part}_s"] for part in STEP_TIMES}
         assert parts["rollout"] > 0 and parts["reward"] > 0 and parts["forward_backward"] > 0
