@@ -118,6 +118,8 @@ _EMPATHY_TERMS = [
     # round 26: "This is a rough stretch", "You're not weak", "It's tough running a store feeling like this",
     # "Not dismissing your experience"
     "rough stretch", "not weak", "it's tough", "it is tough", "not dismissing",
+    # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
+    "doing a grand job", "doing everything right",
     "not a sign of weakness", "must have been", "must have given you", "must have felt", "a fright", "a worry",
     "put up with", "fed up", "not alone",
     # "This is a chronic, frustrating condition", "a lot of news at once", "tonight has been really rough", "Exam
@@ -174,7 +176,7 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away)"
                  r"|(?:call|ring|phone)(?: us| me)? (?:the )?same[- ]day"  # "...: call same day or ER"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|911|999|988|111|112|"
-                 r"nurses?|doctor|gp|help)"
+                 r"nurses?|nursing|doctor|gp|help)"
                  r"|(?:call|shout) out"  # on the ward: "Worse pain, faint, more breathless: call out immediately."
                  r"|get in touch)\b")
 # The help said in the next sentence: "If it suddenly gets much worse, the bone may have broken. Go to A&E."
@@ -234,8 +236,11 @@ _SAFETY_NET_RE = (
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
     # "Urgent: chest pain, fainting, breathless at rest", "Same-day review: pale stools, dark urine, ..."
     rf"|\b(?:urgent(?:ly)?|same[- ]day (?:review|check|appointment|assessment|visit))\s*:\s*{_IN_SENTENCE}{{3,120}},"
+    # "Same day/999: fever, rigors, breathless"; "Back to ED for rapid spread, unable to tolerate PO, fever"
+    rf"|\bsame[- ]day\s*/\s*(?:{_NET_EMERGENCY})\s*:\s*{_IN_SENTENCE}{{3,120}},"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back to (?:the )?(?:{_NET_EMERGENCY}|us|clinic)\s+(?:for|if|with)\s+(?!{CARE_WORDS}){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
-    r"|\b(?:tell|alert) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
+    r"|\b(?:tell|alert|flag) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? (?:about|to) (?:any|new|a|worsening|more)\b"
     r"| (?:immediately|straight away|right away|at once|urgently) (?:about|for)\b"  # "Alert nursing immediately for rebleeding"
     r"| (?:immediately|straight away|right away|at once|urgently|now)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."

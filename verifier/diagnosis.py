@@ -106,7 +106,7 @@ _PENDING = re.compile(r"\s*(?:[,;]\s*|\(\s*|\s[-\u2013\u2014]\s*)(?:(?:presumpti
                       r"until)\b[^()]*)?\)?\s*$", re.IGNORECASE)
 # Presentations a clinician states with their cause ("Sciatica due to an L4/5 disc prolapse", "Anaemia secondary
 # to ..."): with the case's diagnosis as the cause, the statement names it. A rival condition never stands first.
-_PRESENTATIONS = frozenset("""sciatica radiculopathy myelopathy neuropathy neuralgia anaemia anemia jaundice
+_PRESENTATIONS = frozenset("""hyperviscosity sciatica radiculopathy myelopathy neuropathy neuralgia anaemia anemia jaundice
     hypercalcemia hyponatremia hypokalemia hypoglycemia seizure seizures syncope ascites effusion
     hydronephrosis""".split())
 _LIST_SPLIT = re.compile(r"\s*(?:,|;|/|\||\bor\b|\band/or\b|\bvs\.?|\bversus\b|\s-\s|\s–\s|\s—\s)\s*", re.IGNORECASE)

@@ -76,6 +76,11 @@ _EMERGENCY_RE = re.compile(
     r"|\bnow\s*:\s*(?:[a-z-]+\s+){0,2}?(?:admission|admit)\b"
     # round 26: "Staying with us."; a critical-care bed ("... hourly glucose. ICU.")
     r"|\bstay(?:ing)?\s+with\s+us\b|\b(?:to|into)\s+(?:the\s+)?(?:icu|itu|hdu|ccu)\b"
+    # round 27: "The surgical team are seeing you urgently"; "taking you for clot retrieval"
+    r"|\b(?:team|surgeons?|registrar|consultant)\s+(?:are|is|will\s+be)\s+(?:seeing|coming\s+to\s+see|reviewing)\s+"
+    r"(?:you|her|him|them)\s+(?:urgently|now|straight\s+away|right\s+away|today)\b"
+    r"|\btaking\s+(?:you|her|him|them)\s+(?:for|to)\s+(?:clot\s+retrieval|thrombectomy|theatre|theater|the\s+cath\s+lab)\b"
+    r"|\b(?:will|'ll)\s+(?:do|perform|have)\s+(?:a\s+)?(?:clot\s+retrieval|(?:mechanical\s+)?thrombectomy)\b"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:icu|itu|hdu|ccu)(?:\s+(?:bed|admission|now))?(?=\s*[.;\n]|\s*$)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:stay|staying|remain|be\s+kept|keep(?:ing)?\s+(?:you|her|him|them))\s+in\s+(?:the\s+)?hospital"  # admitted now

@@ -215,3 +215,53 @@ def test_a_rival_weighed_in_plain_words(case_id: str, said: str, considered: boo
     case = next(c for c in project_cases() if c.id == case_id)
     turns = [f"DIAGNOSIS: {case.final_diagnosis}\n{said}"]
     assert _met(case, turns, "Considers a relevant differential") is considered
+
+
+# Round 27 (data/natural/dev/*-r27.yaml).
+def test_a_complication_named_after_the_answer_is_no_second_diagnosis() -> None:
+    final = ("agentclinic-x", "Waldenstrom macroglobulinemia")
+    assert _stated(final, "Waldenström macroglobulinemia, hyperviscosity syndrome") == (True, False, False)
+    assert _stated(final, "Waldenström macroglobulinemia, multiple myeloma") == (False, True, True)
+
+
+@pytest.mark.parametrize(("advice", "net"), [
+    ("Same day/999: fever over 38, rigors, breathless, jaundice.", True),
+    ("Back to ED for rapid spread, unable to keep fluids down, or fever.", True),
+    ("Flag nursing right away for worsening drowsiness or a seizure.", True),
+    ("More drowsy, seizure, new weakness: tell nursing now.", True),
+    ("Back to work for light duties on Monday, then full duties.", False),
+])
+def test_help_on_the_ward_in_shorthand(advice: str, net: bool) -> None:
+    assert _met(_ROUTINE, [f"DIAGNOSIS: BPPV\nEpley manoeuvre now. {advice}"], "Gives safety-netting advice") is net
+
+
+@pytest.mark.parametrize(("plan", "now"), [
+    ("The surgical team are seeing you urgently, with a view to a laparoscopic appendicectomy today.", True),
+    ("The stroke team are taking you for clot retrieval.", True),
+    ("At the same time, the team will do clot retrieval through the artery in your groin.", True),
+    ("You're not a candidate for thrombectomy.", False),
+    ("The team will see you in clinic next month.", False),
+])
+def test_the_team_at_work_now(plan: str, now: bool) -> None:
+    assert bool(_recommends_emergency(plan, unconditional=True)) is now
+
+
+@pytest.mark.parametrize(("question", "asked"), [("Is he taking PO OK? How's his UOP, as many wet diapers as usual?", True),
+                                                 ("Any PO meds? How's his UOP, as many wet diapers as usual?", False)])
+def test_po_intake_is_drinking(question: str, asked: bool) -> None:
+    case = _case(final_diagnosis="Acute otitis media", key_questions=["Is he drinking and making wet nappies?"])
+    assert _asked(case, question, "Before giving a diagnosis, asks: Is he drinking") is asked
+
+
+def test_bsl_is_the_blood_glucose() -> None:
+    case = _case(final_diagnosis="Ischaemic stroke", recommended_tests=["Blood glucose"])
+    assert _met(case, ["REQUEST TEST: HR, BP, BSL", "DIAGNOSIS: Ischaemic stroke"], "Orders the appropriate test: Blood glucose")
+    assert not _met(case, ["REQUEST TEST: HR, BP", "DIAGNOSIS: Ischaemic stroke"], "Orders the appropriate test: Blood glucose")
+
+
+@pytest.mark.parametrize(("words", "empathic"), [("You're doing a grand job with him.", True),
+                                                 ("You're doing everything right, Mom.", True),
+                                                 ("Everything is right on the scan.", False)])
+def test_praise_for_a_parent_is_empathy(words: str, empathic: bool) -> None:
+    case = _case(final_diagnosis="Migraine")
+    assert _met(case, [f"DIAGNOSIS: Migraine\n{words}"], "Acknowledges the patient's concerns") is empathic
