@@ -45,6 +45,12 @@ _UNSURE = {
           "That isn't something I've noticed, as far as I'm aware.",
           "I really couldn't tell you, I'm sorry.", "I'm not aware of anything like that, no."),
 }
+# A request for leave ("May I ask a few questions?", "Would you mind stepping out?") is agreed to.
+_CONSENT = {
+    "A": ("Yes.", "Okay.", "Yes, okay.", "Fine."),
+    "B": ("Yes, of course.", "Sure, go ahead.", "That's fine.", "Okay, no problem."),
+    "C": ("Certainly, please go ahead.", "Of course, that's quite all right.", "By all means.", "Yes, that's fine."),
+}
 _REFUSAL = {
     "diagnosis": {
         "A": ("I don't know what it is.", "No idea what it is.", "Nobody told me what it is."),
@@ -175,6 +181,10 @@ class Affect:
     def unsure(self, said: set[str]) -> str:
         """A "don't know" the consultation has not heard yet (when all have been said, one is qualified)."""
         return self._fresh(list(_UNSURE[self.level]), said, "Again, ")
+
+    def consent(self, said: set[str]) -> str:
+        """Yes to a request for leave, in words the consultation has not heard yet."""
+        return self._fresh(list(_CONSENT[self.level]), said, "Again, ")
 
     def refusal(self, probe: str, said: set[str]) -> str:
         cores = _REFUSAL[probe][self.level]

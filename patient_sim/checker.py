@@ -69,6 +69,8 @@ _KIND_RE = {
     "refusal": re.compile(r"\b(know\w*|sure|idea|tell|told|find out|follow)\b", re.IGNORECASE),
     "unsure": re.compile(r"\b(sure|notic\w*|know\w*|think|remember|recall|idea|can'?t say|couldn'?t say|"
                          r"certain\w*|aware|tell you|not that)\b", re.IGNORECASE),
+    "consent": re.compile(r"\b(yes|yeah|sure|of course|okay|ok|fine|go ahead|all right|alright|certainly|by all means)\b",
+                          re.IGNORECASE),
 }
 
 

@@ -22,6 +22,7 @@ from patient_sim.affect import Affect
 from patient_sim.checker import LEAK_REASONS, CheckResult, LeakChecker, clinical_vocabulary
 from patient_sim.facts import Fact, FactIndex, case_facts
 from patient_sim.personas import Persona
+from verifier import clinical
 from verifier.llm import ChatClient, Completion, LLMError
 from verifier.types import Case, Message
 
@@ -57,9 +58,25 @@ HEARD_MAX_CHARS = 300
 _RELATIONS = re.compile(r"^(father|mother|brother|sister|son|daughter|grand\w+|aunt|uncle|parents?)\b", re.I)
 
 
+
+# A request for leave and nothing else: "May I ask you a few questions?", "Would it be alright if I examine you?",
+# "Few questions, is that alright?", "Would you mind stepping out so I can talk with her?"
+_LEAVE_RE = re.compile(
+    r"^\W*(?:(?:now(?: then)?|ok(?:ay)?|right|so),?\s+)?(?:(?:may|can|could|might) i\b|(?:would|is) it (?:be )?(?:alright|all right"
+    r"|ok(?:ay)?|fine) (?:if|to)\b|(?:do|would) you mind\b|mind if i\b)", re.IGNORECASE)
+_QUESTIONS_LEAVE_RE = re.compile(r"\bquestions?\W+(?:is that |would that be )?(?:alright|all right|ok(?:ay)?|fine)\W*$",
+                                 re.IGNORECASE)
+
+
+def asks_leave(question: str) -> bool:
+    """Whether ``question`` asks the patient's leave (to ask, to talk alone) and names nothing clinical: "Can I
+    check: any allergies?" asks about allergies."""
+    return bool(_LEAVE_RE.search(question) or _QUESTIONS_LEAVE_RE.search(question)) \
+        and not any(not clinical.is_generic(k) for k in clinical.concepts(question))
+
 class PatientReply(BaseModel):
     text: str
-    kind: Literal["facts", "unsure", "refusal"]
+    kind: Literal["facts", "unsure", "refusal", "consent"]
     facts: list[Fact] = Field(default_factory=list)  # the facts actually stated
     fallback: bool = False  # every draft refused: the grounded template reply
     copied: bool = False  # a draft accepted that is the template reply word for word
@@ -135,7 +152,8 @@ class SimulatedPatient:
             selected = selected[:1]  # a basic speaker or a poor memory tells less, never something else
         # Asked again about what was already told: acknowledge the earlier answer rather than copy it.
         repeat = bool(selected) and all(f.text in revealed for f in selected)
-        kind: Literal["facts", "unsure", "refusal"] = "refusal" if probe else "facts" if selected else "unsure"
+        kind: Literal["facts", "unsure", "refusal", "consent"] = "refusal" if probe else "facts" if selected else (
+            "consent" if asks_leave(question) else "unsure")
         # The grounded reply is built first; the model is only asked to say it in its own words, and is
         # the fallback word for word when every draft is refused.
         grounded = self.template(kind, selected, probe, repeat=repeat)
@@ -186,6 +204,8 @@ class SimulatedPatient:
             return self.affect.refusal(probe or "diagnosis", self._said)
         if kind == "unsure":
             return self.affect.unsure(self._said)
+        if kind == "consent":
+            return self.affect.consent(self._said)
         sentences = [self.voice(f) for f in selected]
         text = self.affect.tell(sentences, repeat=repeat)
         for _ in range(6):  # the manner is drawn at random: draw again rather than say a reply twice

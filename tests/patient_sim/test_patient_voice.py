@@ -5,6 +5,7 @@ is the grounded template)."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -158,3 +159,24 @@ def test_the_template_voice_answers_from_the_record_without_a_model() -> None:
     assert [[f.text for f in r.facts] for r in replies] == [[f.text for f in r.facts] for r in same]
     assert [r.kind for r in replies] == ["facts", "facts", "refusal"] and all(r.rejections == [] for r in replies)
     assert "Vomited once" in {f.text for f in replies[0].facts}
+
+
+@pytest.mark.parametrize(("question", "consents"), [
+    ("Would it be alright if I ask you a few questions about it?", True),  # round 27: asked leave, not asked about
+    ("Now then, may I run through some questions with you?", True),
+    ("Few questions, is that alright?", True),
+    ("Would you mind stepping out so I can talk with her one-on-one?", True),
+    ("Can I check: any allergies?", False),  # a question about allergies, in the form of a request
+    ("Any night sweats?", False),
+])
+def test_a_request_for_leave_is_agreed_to_and_nothing_more(question: str, consents: bool) -> None:
+    from patient_sim.patient import TemplateVoice
+
+    case = Case(id="t", chief_complaint="Unwell", history_of_present_illness="Unwell for a week.",
+                final_diagnosis="Something")
+    reply = asyncio.run(SimulatedPatient(case, sample_persona(3, case), TemplateVoice(), seed=3)
+                        .reply(question, revealed=set()))
+    assert (reply.kind == "consent") is consents
+    assert not reply.facts
+    if consents:
+        assert re.search(r"\b(?:yes|sure|okay|fine|of course|certainly|by all means)\b", reply.text, re.IGNORECASE)
