@@ -90,7 +90,7 @@ _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compil
               (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"),  # spinal levels
               (re.compile(r"\b(\d{1,2})(?:\+\d)?/40\b"), r"\1 weeks"),  # a gestation: "preterm 33/40", "34+2/40"
               (re.compile(r"\bHIV\s*/\s*AIDS\b", re.IGNORECASE), "HIV"),  # one infection and its stage
-              # "Schizotypal PD": a personality type before "PD" is a personality disorder (round 25)
+              # "Schizotypal PD": a personality type before "PD" is a personality disorder (round 26)
               (re.compile(r"\b(schizotypal|schizoid|paranoid|borderline|antisocial|narcissistic|histrionic|avoidant|"
                           r"dependent|obsessive[- ]compulsive)\s+PD\b", re.IGNORECASE), r"\1 personality disorder"),
               # a poisoning named by its class, then its agent: "Amphetamine toxicity from lisdexamfetamine" is the

@@ -324,8 +324,8 @@ _HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(?:[-*\u2022]|\d+
 _HELP_HEADS_LIST_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*\n\s*(?:[-*\u2022]|\d+[.)])\s*(\S[^\n]*)")
 # ... or on the same line, as a list: "999 or A&E: constant spinning, deafness, bad headache, double vision"
 # (short items: "You're being admitted: the team will treat that vessel through the scope, ..." is a plan)
-_HELP_HEADS_LINE_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*((?:[^\s,.!?;]+[ \t]*){1,4},[ \t]*(?:[^\s,.!?;]+[ \t]*){1,4}"
-                                 r"(?:,|\bor\b|\band\b)[^\n]*)")
+_ITEM = r"[^\s,.!?;]+(?:[ \t]+[^\s,.!?;]+){0,3}"  # one to four words, each one way to split
+_HELP_HEADS_LINE_RE = re.compile(rf"^[^.!?\n:;]{{0,30}}?:[ \t]*({_ITEM}[ \t]*,[ \t]*{_ITEM}[ \t]*(?:,|\bor\b|\band\b)[^\n]*)")
 # ... unless the help is given whatever the answer: "Any chance you're pregnant? Either way, go to A&E now."
 _WHATEVER_RE = re.compile(r"\b(?:either\s+way|anyway|regardless|in\s+any\s+case)\b", re.IGNORECASE)
 # a clipped question naming what to look out for, then the help: "Worst headache of your life? Straight to A&E."
