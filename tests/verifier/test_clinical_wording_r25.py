@@ -1,8 +1,9 @@
-"""Round 25 (data/natural/dev/*-r25.yaml): what its examiners marked met and the grader missed or wrongly paid, in
-general form, each beside a lookalike that must come out the other way. A question about bleeding after sex does not
-ask about painful sex; how bad an imported symptom is, is the patient's answer, not a second thing to ask; lay words
-for apathy; "TT" in a clotting screen; a CT that starts at the neck; a list of tests packed into brackets after
-"bloods"; the help heading a list of warning signs on its line; care now in other words; the same-visit plan."""
+"""Rounds 25 to 27 (data/natural/dev/*-r25.yaml to *-r27.yaml): what their examiners marked met and the grader missed
+or wrongly paid, in general form, each beside a lookalike that must come out the other way. Round 25: a question
+about bleeding after sex does not ask about painful sex; how bad an imported symptom is, is the patient's answer, not
+a second thing to ask; lay words for apathy; "TT" in a clotting screen; a CT that starts at the neck; a list of tests
+packed into brackets after "bloods"; the help heading a list of warning signs on its line; care now in other words;
+the same-visit plan."""
 
 from __future__ import annotations
 
@@ -187,8 +188,14 @@ def test_mobility_and_broken_bones(question: str, item: str, asked: bool) -> Non
     ("Back/ED/988 if voices, feeling watched or threatened.", True),
     ("Headache or more confusion, call the nurse now.", True),
     ("Please attend the clinic for a review in six weeks.", False),
+    # round 27
+    ("Same day/999: fever over 38, rigors, breathless, jaundice.", True),
+    ("Back to ED for rapid spread, unable to keep fluids down, or fever.", True),
+    ("Flag nursing right away for worsening drowsiness or a seizure.", True),
+    ("More drowsy, seizure, new weakness: tell nursing now.", True),
+    ("Back to work for light duties on Monday, then full duties.", False),
 ])
-def test_help_attended_or_called_on_the_ward(advice: str, net: bool) -> None:
+def test_help_attended_flagged_or_called_on_the_ward(advice: str, net: bool) -> None:
     assert _met(_ROUTINE, [f"DIAGNOSIS: BPPV\nEpley manoeuvre now. {advice}"], "Gives safety-netting advice") is net
 
 
@@ -197,8 +204,14 @@ def test_help_attended_or_called_on_the_ward(advice: str, net: bool) -> None:
     ("Staying with us tonight.", True),
     ("Hates hospitals since his wife died in ICU; explored his anxiety about this.", False),
     ("If she deteriorates, ICU.", False),
+    # round 27: the team at work now
+    ("The surgical team are seeing you urgently, with a view to a laparoscopic appendicectomy today.", True),
+    ("The stroke team are taking you for clot retrieval.", True),
+    ("At the same time, the team will do clot retrieval through the artery in your groin.", True),
+    ("You're not a candidate for thrombectomy.", False),
+    ("The team will see you in clinic next month.", False),
 ])
-def test_a_critical_care_bed_is_care_now(plan: str, now: bool) -> None:
+def test_a_critical_care_bed_or_the_team_at_work_is_care_now(plan: str, now: bool) -> None:
     assert bool(_recommends_emergency(plan, unconditional=True)) is now
 
 
@@ -222,28 +235,6 @@ def test_a_complication_named_after_the_answer_is_no_second_diagnosis() -> None:
     final = ("agentclinic-x", "Waldenstrom macroglobulinemia")
     assert _stated(final, "Waldenström macroglobulinemia, hyperviscosity syndrome") == (True, False, False)
     assert _stated(final, "Waldenström macroglobulinemia, multiple myeloma") == (False, True, True)
-
-
-@pytest.mark.parametrize(("advice", "net"), [
-    ("Same day/999: fever over 38, rigors, breathless, jaundice.", True),
-    ("Back to ED for rapid spread, unable to keep fluids down, or fever.", True),
-    ("Flag nursing right away for worsening drowsiness or a seizure.", True),
-    ("More drowsy, seizure, new weakness: tell nursing now.", True),
-    ("Back to work for light duties on Monday, then full duties.", False),
-])
-def test_help_on_the_ward_in_shorthand(advice: str, net: bool) -> None:
-    assert _met(_ROUTINE, [f"DIAGNOSIS: BPPV\nEpley manoeuvre now. {advice}"], "Gives safety-netting advice") is net
-
-
-@pytest.mark.parametrize(("plan", "now"), [
-    ("The surgical team are seeing you urgently, with a view to a laparoscopic appendicectomy today.", True),
-    ("The stroke team are taking you for clot retrieval.", True),
-    ("At the same time, the team will do clot retrieval through the artery in your groin.", True),
-    ("You're not a candidate for thrombectomy.", False),
-    ("The team will see you in clinic next month.", False),
-])
-def test_the_team_at_work_now(plan: str, now: bool) -> None:
-    assert bool(_recommends_emergency(plan, unconditional=True)) is now
 
 
 @pytest.mark.parametrize(("question", "asked"), [("Is he taking PO OK? How's his UOP, as many wet diapers as usual?", True),
