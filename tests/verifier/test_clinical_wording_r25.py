@@ -117,6 +117,17 @@ def test_the_help_heading_what_to_look_out_for(advice: str, net: bool) -> None:
     ("If it gets worse you'd need to be seen as an emergency.", False),
     # a plan after the colon is no list of warning signs
     ("You're being admitted: the team will treat that vessel through the scope, you'll have a transfusion.", True),
+    # round 26: a critical-care bed
+    ("DKA protocol: fluids, insulin gtt. Hourly glucose. ICU. Endo.", True),
+    ("Staying with us tonight.", True),
+    ("Hates hospitals since his wife died in ICU; explored his anxiety about this.", False),
+    ("If she deteriorates, ICU.", False),
+    # round 27: the team at work now
+    ("The surgical team are seeing you urgently, with a view to a laparoscopic appendicectomy today.", True),
+    ("The stroke team are taking you for clot retrieval.", True),
+    ("At the same time, the team will do clot retrieval through the artery in your groin.", True),
+    ("You're not a candidate for thrombectomy.", False),
+    ("The team will see you in clinic next month.", False),
 ])
 def test_emergency_care_now_in_other_words(plan: str, now: bool) -> None:
     assert bool(_recommends_emergency(plan, unconditional=True)) is now
@@ -197,22 +208,6 @@ def test_mobility_and_broken_bones(question: str, item: str, asked: bool) -> Non
 ])
 def test_help_attended_flagged_or_called_on_the_ward(advice: str, net: bool) -> None:
     assert _met(_ROUTINE, [f"DIAGNOSIS: BPPV\nEpley manoeuvre now. {advice}"], "Gives safety-netting advice") is net
-
-
-@pytest.mark.parametrize(("plan", "now"), [
-    ("DKA protocol: fluids, insulin gtt. Hourly glucose. ICU. Endo.", True),
-    ("Staying with us tonight.", True),
-    ("Hates hospitals since his wife died in ICU; explored his anxiety about this.", False),
-    ("If she deteriorates, ICU.", False),
-    # round 27: the team at work now
-    ("The surgical team are seeing you urgently, with a view to a laparoscopic appendicectomy today.", True),
-    ("The stroke team are taking you for clot retrieval.", True),
-    ("At the same time, the team will do clot retrieval through the artery in your groin.", True),
-    ("You're not a candidate for thrombectomy.", False),
-    ("The team will see you in clinic next month.", False),
-])
-def test_a_critical_care_bed_or_the_team_at_work_is_care_now(plan: str, now: bool) -> None:
-    assert bool(_recommends_emergency(plan, unconditional=True)) is now
 
 
 @pytest.mark.parametrize(("case_id", "said", "considered"), [
