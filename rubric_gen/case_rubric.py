@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "13"
+CASE_RUBRIC_VERSION = "14"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -120,6 +120,11 @@ _EMPATHY_TERMS = [
     "rough stretch", "not weak", "it's tough", "it is tough", "not dismissing",
     # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
     "doing a grand job", "doing everything right",
+    # round 28: "This is proper hard on you, love", "hard going for you", "You didn't cause this"
+    "hard on you", "hard going for you", "didn't cause this", "did not cause this",
+    # round 29: "It's not something you caused", "You've done well to keep going"
+    "not something you caused", "nothing you caused", "done well to", "you've done well", "you have done well",
+    "tough for you", "tough on you",
     "not a sign of weakness", "must have been", "must have given you", "must have felt", "a fright", "a worry",
     "put up with", "fed up", "not alone",
     # "This is a chronic, frustrating condition", "a lot of news at once", "tonight has been really rough", "Exam
@@ -140,7 +145,9 @@ _EMPATHY_TERMS = [
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
 # vomiting or worse pain: straight back to A&E."; "Stroke signs - call 911."; "Return sooner: blood, weight loss").
 # Telling whoever is at hand: "tell the ward staff straight away if ..."
-_NET_TELL = r"(?:tell|alert) (?:us|me|staff|the (?:ward )?staff|ward staff|the nurses?|your nurse|a nurse|the team|someone)"
+_NET_TELL = (r"(?:tell|alert) (?:us|me|staff|the (?:ward )?staff|ward staff|the nurses?|your nurse|a nurse|the team|someone"
+             # the nurse by name, told at once: "Tell Jess right away if you feel more drowsy"
+             r"|\w+ (?=(?:right away|straight away|immediately|at once)\b))")
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|(?:not|n't) settl\w*|"
                r"persists?|develop\w*|new|"
                r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
@@ -151,6 +158,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emerg|emergency(?: department| room)?|hospital|urgent care|clinic|"
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|rtc|"
            r"escalat\w*|rted|attend|re-?present|present|pop (?:straight |right )?(?:down|over|back|in)|"
+           r"flag (?:it|this|that)(?: up)?(?: (?:straight away|right away|immediately|at once))?|"  # "Flag it straight away, ..., if"
            r"(?:call|ring|phone|dial) (?:an )?ambulance|(?:call|ring|phone|dial) triple zero|"  # "escalate at once for ..."
            r"(?:call|ring|phone|dial|contact|see|calling|ringing|phoning|dialling|dialing) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
            r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours|nurses?|midwife)|your (?:gp|doctor|midwife|team|nurse)|a doctor|"
@@ -178,6 +186,8 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|911|999|988|111|112|"
                  r"nurses?|nursing|doctor|gp|help)"
                  r"|(?:call|shout) out"  # on the ward: "Worse pain, faint, more breathless: call out immediately."
+                 # "Post-op fever, swelling, worse pain: back straight away."
+                 r"|back (?:straight away|right away|immediately|at once|asap)"
                  r"|get in touch)\b")
 # The help said in the next sentence: "If it suddenly gets much worse, the bone may have broken. Go to A&E."
 _NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hospital|urgent care)|come (?:straight |right )?back|"
@@ -224,14 +234,18 @@ _SAFETY_NET_RE = (
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:back\s*/\s*)?(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY})){{0,2}}(?:\s+(?:{_NET_SOON}))?"
     rf"\s+(?:(?:for|with)\s+(?!{CARE_WORDS})|(?:if|should|whenever)\b)"
     # a list, then what it needs: "more blood in your vomit, black stools again, feeling faint ... needs 999 straight away"
-    rf"|,{_IN_SENTENCE}{{0,100}}\b(?:needs?|means?|warrants?) (?:{_NET_EMERGENCY})\b"
-    # the help heading a list of what to look out for: "999 or A&E: constant spinning, deafness, bad headache"
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:{_NET_EMERGENCY})(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?\s*:\s*{_IN_SENTENCE}{{3,80}},"
+    rf"|,{_IN_SENTENCE}{{0,100}}\b(?:needs?|means?|warrants?) (?:(?:you )?(?:ring|call|dial|phone|ringing|calling) )?(?:{_NET_EMERGENCY})\b"
+    # the help heading a list of what to look out for: "999 or A&E: constant spinning, deafness, bad headache";
+    # "Urgent, same day to A&E: numbness between the legs or bottom, bladder or bowel trouble, leg weakness"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:urgent(?:ly)?|same[- ]day|straight|go|come|head|back),?\s+){{0,3}}(?:to\s+)?"
+    rf"(?:{_NET_EMERGENCY})(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?\s*:\s*{_IN_SENTENCE}{{3,80}},"
     # "any sudden testicle pain means come straight to A&E"
     rf"|\b(?:any|new|sudden)\b{_IN_SENTENCE}{{3,140}}\bmeans\s+(?:(?:you\s+)?(?:should\s+|must\s+|need\s+to\s+)?)"
     r"(?:come|coming|go|going|call|calling|ring|phone|dial|get|getting|seek|seeking|return|head|heading)\b"
     # a condition led by "any": "Any further fits, breathing pauses or colour change, call the nurse at once."
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))any\s+{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let)\b"
+    # "Anything worse, more faint, more pain, breathless, press the bell at once."
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:any\s+|anything\s+(?=(?:worse|new|unusual|different|concerning)\b))"
+    rf"{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let|press)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
     # "Urgent: chest pain, fainting, breathless at rest", "Same-day review: pale stools, dark urine, ..."
@@ -242,7 +256,7 @@ _SAFETY_NET_RE = (
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
     r"|\b(?:tell|alert|flag) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? (?:about|to) (?:any|new|a|worsening|more)\b"
-    r"| (?:immediately|straight away|right away|at once|urgently) (?:about|for)\b"  # "Alert nursing immediately for rebleeding"
+    r"| (?:immediately|straight away|right away|at once|urgently|stat) (?:about|for)\b"  # "Alert nursing immediately for rebleeding"
     r"| (?:immediately|straight away|right away|at once|urgently|now)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."
     # "Report immediately: rebleeding, dizziness", "Report any bleeding to the nurse"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))report (?:(?:immediately|straight away|right away|at once|urgently)\s*:\s*\w"
@@ -282,7 +296,13 @@ _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "
                  "i'll start", "i will start", "i'm starting", "i am starting", "we'll start", "we will start",
                  "we're starting", "we are starting", "in the visit", "same visit",
                  # round 26: "first dose of cephalexin 500 mg PO here"
-                 "first dose of"]
+                 "first dose of",
+                 # round 28: a drug prescribed with its dose starts the treatment at this visit ("Plan: bisoprolol
+                 # 2.5 mg daily"; "metoprolol succinate 25 mg daily"; "apixaban 5 mg BID")
+                 "mg daily", "mg once daily", "mg twice daily", "mg once a day", "mg twice a day", "mg bid", "mg bd",
+                 "mg od", "mg qd", "mg tds", "mg tid",
+                 # round 29: "Cephalexin 500 mg PO QID x5-7 days", "F/u 48-72 h to check the marked border"
+                 "mg po", "mg orally", "mg by mouth", "f/u 24", "f/u 48", "review 24", "review 48"]
 _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
@@ -302,6 +322,8 @@ _PLAN_TERMS = [
     "theatre", "theater", "operate", "operating room", "steroid", "steroids", "prednisolone", "prednisone",
     # round 25: "You can go home today. Sit down to urinate at night ... Your GP can follow this up"
     "follow this up", "follow it up", "go home", "hydrated", "hydration",
+    # round 28: "Urgent memory clinic and neurology."
+    "clinic",
 ]
 # Prompt care given now, in the department, as the final message states it.
 _NOW_TERMS = ["now", "immediately", "right away", "straight away", "stat"]

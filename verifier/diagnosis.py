@@ -109,6 +109,9 @@ _PENDING = re.compile(r"\s*(?:[,;]\s*|\(\s*|\s[-\u2013\u2014]\s*)(?:(?:presumpti
 _PRESENTATIONS = frozenset("""hyperviscosity sciatica radiculopathy myelopathy neuropathy neuralgia anaemia anemia jaundice
     hypercalcemia hyponatremia hypokalemia hypoglycemia seizure seizures syncope ascites effusion
     hydronephrosis""".split())
+# An organ's failure is what a condition brought about, named after it: "Atrial septal defect, L→R shunt, heart failure".
+_FAILURE = frozenset({"failure", "strain", "shock"})
+_FAILURE_QUALIFIERS = _FAILURE | {"congestive", "decompensated", "cardiogenic", "causing", "secondary"}
 _LIST_SPLIT = re.compile(r"\s*(?:,|;|/|\||\bor\b|\band/or\b|\bvs\.?|\bversus\b|\s-\s|\s–\s|\s—\s)\s*", re.IGNORECASE)
 # An explicit alternative: "A or B", "A / B", "A vs B" is a hedge whatever A and B are.
 _DISJUNCTION = re.compile(r"\s*(?:/|\||\bor\b|\band/or\b|\bvs\.?(?=\s)|\bversus\b)\s*", re.IGNORECASE)
@@ -457,7 +460,8 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
         and not content(_split_qualifier(outside[0])[0]) & answer_words
     for index, part in enumerate(kept):
         head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
-        if index and ids == ["answer"] and _presentation_only(head):
+        if index and ids == ["answer"] and _presentation_only(head) \
+                and not any(c.startswith("other:") for c in _named(head, lex)):
             continue  # what the answer brought about, not a second diagnosis: "Late dumping syndrome - hypoglycaemia"
         found = sorted(set(_named(head, lex)))
         if not found and (index or first_rival) and _condition_shaped(head) and not _gloss(part, lex):
@@ -535,7 +539,10 @@ def _condition_shaped(part: str) -> bool:
 def _presentation_only(part: str) -> bool:
     """Whether ``part`` names a presentation and nothing else ("hypoglycaemia", "with seizures"), or what it
     followed ("hypoglycaemia post sleeve gastrectomy")."""
-    tokens = content(re.split(r"\s+post\s", part, maxsplit=1)[0]) - GENERIC - BODY
+    named = content(re.split(r"\s+post\s", part, maxsplit=1)[0])
+    tokens = named - GENERIC - BODY
+    if named & _FAILURE and named & BODY and tokens <= _FAILURE_QUALIFIERS:  # "heart failure", "right heart strain"
+        return True
     return bool(tokens) and tokens <= _PRESENTATIONS
 
 

@@ -54,6 +54,19 @@ def _split_outside_brackets(line: str) -> list[str]:
 
 
 _BLOOD_COUNT, _SMEAR, _IMAGING = "test:cbc", "method:smear", "method:imaging"
+# The views an image is taken in, said after its site ("both hips AP and frog-leg lateral")
+# ("lateral" alone is a study of its own: "lateral neck soft tissue")
+_VIEWS = frozenset({"ap", "pa", "oblique", "frog", "view", "axillary", "bilateral"})
+
+
+def _sites_in_views(order: Order) -> bool:
+    """Whether an order's words besides its sites are only sites ("chest", "abdomen") or the views an image is
+    taken in ("both hips AP and frog-leg lateral")."""
+    from verifier import clinical
+
+    left = order.rest - {site.removeprefix(clinical.SITE) for site in order.sites}
+    views = _VIEWS | ({"lateral", "lat", "leg"} if left & _VIEWS else set())
+    return left <= views
 
 
 def parse_orders(text: str) -> list[tuple[str, str]]:
@@ -88,8 +101,9 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
                 name, order = f"blood {name}", clinical.read_order(f"blood {name}")  # "CBC, smear": the blood smear
             # ("CT neck, chest, abdomen and pelvis": after an imaging study, "chest" is the site, though the layer
             # knows the word of its own; after an examination, "throat and tonsils" is another examination)
+            # (or with the views it is taken in: "X-ray pelvis, both hips AP and frog-leg lateral")
             if found and found[-1][0] == kind and order.sites and not (order.tests or order.methods) \
-                    and (not order.rest or (order.rest <= {site.removeprefix(clinical.SITE) for site in order.sites}
+                    and (not order.rest or (_sites_in_views(order)
                                             and clinical.read_order(found[-1][1]).methods & clinical.parts_of(_IMAGING))):
                 found[-1] = (kind, f"{found[-1][1]}, {name}")
             else:

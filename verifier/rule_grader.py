@@ -81,7 +81,9 @@ _EMERGENCY_RE = re.compile(
     r"(?:you|her|him|them)\s+(?:urgently|now|straight\s+away|right\s+away|today)\b"
     r"|\btaking\s+(?:you|her|him|them)\s+(?:for|to)\s+(?:clot\s+retrieval|thrombectomy|theatre|theater|the\s+cath\s+lab)\b"
     r"|\b(?:will|'ll)\s+(?:do|perform|have)\s+(?:a\s+)?(?:clot\s+retrieval|(?:mechanical\s+)?thrombectomy)\b"
-    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:icu|itu|hdu|ccu)(?:\s+(?:bed|admission|now))?(?=\s*[.;\n]|\s*$)"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:[mps]?icu|itu|hdu|ccu)(?:\s+(?:bed|admission|admit|now))?(?=\s*[.;\n]|\s*$)"
+    # round 29: "MICU admit."; a critical-care bed as an item of the plan ("Plan: IV ceftriaxone now, ICU, isolation")
+    r"|(?:^|(?<=\n))\s*plan\s*[:,-][^.!?\n]*?,\s*(?:[mps]?icu|itu|hdu)(?=\s*[,.;]|\s*$)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:stay|staying|remain|be\s+kept|keep(?:ing)?\s+(?:you|her|him|them))\s+in\s+(?:the\s+)?hospital"  # admitted now
     r"|\bstay(?:ing)?\s+in\s+(?:overnight|tonight)\b"
@@ -323,9 +325,10 @@ _HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(?:[-*\u2022]|\d+
 # the help heads a list on the lines below it: "Come back or go to A&E:\n- the worst headache of your life"
 _HELP_HEADS_LIST_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*\n\s*(?:[-*\u2022]|\d+[.)])\s*(\S[^\n]*)")
 # ... or on the same line, as a list: "999 or A&E: constant spinning, deafness, bad headache, double vision"
-# (short items: "You're being admitted: the team will treat that vessel through the scope, ..." is a plan)
-_ITEM = r"[^\s,.!?;]+(?:[ \t]+[^\s,.!?;]+){0,3}"  # one to four words, each one way to split
-_HELP_HEADS_LINE_RE = re.compile(rf"^[^.!?\n:;]{{0,30}}?:[ \t]*({_ITEM}[ \t]*,[ \t]*{_ITEM}[ \t]*(?:,|\bor\b|\band\b)[^\n]*)")
+# (short items: "You're being admitted: the team will treat that vessel through the scope, ..." is a plan; an item
+# may hold an "or": "Urgent, same day to A&E: numbness between the legs or bottom, bladder or bowel trouble, ...")
+_ITEM = r"[^\s,.!?;]+(?:[ \t]+[^\s,.!?;]+){0,5}"  # one to six words, each one way to split
+_HELP_HEADS_LINE_RE = re.compile(rf"^[^.!?\n:;]{{0,30}}?:[ \t]*({_ITEM}[ \t]*,[ \t]*{_ITEM}[^\n]*)")
 # ... unless the help is given whatever the answer: "Any chance you're pregnant? Either way, go to A&E now."
 _WHATEVER_RE = re.compile(r"\b(?:either\s+way|anyway|regardless|in\s+any\s+case)\b", re.IGNORECASE)
 # a clipped question naming what to look out for, then the help: "Worst headache of your life? Straight to A&E."
@@ -347,13 +350,16 @@ def _names_symptoms(lead: str) -> bool:
     """A clipped condition before a dash lists what to look out for ("Chest pain with sweating - call 999"); a
     statement does not ("This is serious - call 999 now")."""
     return not _STATEMENT_RE.match(lead) and any(not clinical.is_generic(k) for k in clinical.concepts(lead))
-_CARE_START_RE = re.compile(rf"\s*(?:{CARE_WORDS}|iv\b|abx\b|admit|start|give|get|do|check|repeat|stat\b)", re.IGNORECASE)
+_CARE_START_RE = re.compile(rf"\s*(?:{CARE_WORDS}|iv\b|abx\b|admit|start|give|get|do|check|repeat|stat\b|needs?\b|requires?\b)", re.IGNORECASE)
 
 
 def _warning_signs(listed: str) -> bool:
     """A list on the help's own line names what to look out for when its first two items are signs, not the care
     itself: "999 or A&E: constant spinning, deafness, ..." and not "ED: blood cultures, IV fluids, antibiotics"."""
-    items = [p for p in re.split(r",|\bor\b|\band\b", re.split(r"[.!?\n;]", listed, maxsplit=1)[0]) if p.strip()][:2]
+    first = re.split(r"[.!?\n;]", listed, maxsplit=1)[0]
+    items = [p for p in first.split(",") if p.strip()][:2]
+    if len(items) < 2:
+        items = [p for p in re.split(r",|\bor\b|\band\b", first) if p.strip()][:2]
     return len(items) == 2 and all(_names_symptoms(p) and not _CARE_START_RE.match(p)
                                    and not (clinical.read_order(p).tests or clinical.read_order(p).methods)
                                    for p in items)
@@ -497,9 +503,11 @@ def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
 
 def _looks_for(check: LooksFor, transcript: _Transcript) -> tuple[bool, str]:
     tests = [clinical.read_order(t) for t in check.tests]
+    # the sign itself named in an examination request is looked for: "REQUEST EXAM: pallor, petechiae, spleen"
+    signs = {k for group in check.groups for k in group if clinical.is_sign_key(k)}
     for kind, order in transcript.orders():
         read = clinical.read_order(order, exam=kind == "exam")
-        if clinical.EXAM in read.methods and set(check.sites) & read.sites:
+        if clinical.EXAM in read.methods and (set(check.sites) & read.sites or signs.intersection(clinical.concepts(order))):
             return True, f"examines {order!r}"
         if any(clinical.names(read, test) for test in tests):
             return True, f"measures it: {order!r}"

@@ -108,3 +108,31 @@ def test_painless_answers_a_question_about_pain_and_more(question: str) -> None:
 def test_hurts_in_the_complaint_does_not_answer_whether_anyone_hurt_them() -> None:
     case = _case(chief_complaint="Knee pain", history_of_present_illness="Knee pain that hurts when she kneels.")
     assert _replies(case, "Has anyone hurt you?") == [[]]
+
+
+# Round 28 (agentclinic-0093, 0097, 0074): a blanket negative about digestion answers tummy pain and a change in the
+# bowels; the weeks of pregnancy at birth are the birth history; "not like him" is his behaviour.
+_DIGESTION = "Denies breathlessness, palpitations, chest pain, or digestive symptoms"
+
+
+@pytest.mark.parametrize("question", ["Is your tummy paining you, or have your bowels changed?", "Abd pain, change in BMs?"])
+def test_no_digestive_symptoms_answers_tummy_pain_and_bowels(question: str) -> None:
+    case = _case(chief_complaint="Cough and fever", review_of_systems=[_DIGESTION])
+    assert any("digestive symptoms" in fact for fact in _replies(case, question)[0])
+
+
+def test_no_digestive_symptoms_does_not_answer_a_question_about_the_eyes() -> None:
+    case = _case(chief_complaint="Cough and fever", review_of_systems=[_DIGESTION])
+    assert not any("digestive" in fact for fact in _replies(case, "Any trouble with your eyesight?")[0])
+
+
+def test_how_many_weeks_at_birth_is_the_birth_history() -> None:
+    case = _case(chief_complaint="Fast breathing", demographics={"age": 0},
+                 past_medical_history=["Born after the 32nd gestational week by caesarean"])
+    assert any("32nd" in fact for fact in _replies(case, "Exactly how many weeks were you?")[0])
+
+
+def test_what_is_not_like_him_is_his_behaviour() -> None:
+    case = _case(chief_complaint="Inappropriate behavior", primary_symptoms=["Inappropriate behavior"],
+                 past_medical_history=["No significant medical history"])
+    assert any("behavior" in fact for fact in _replies(case, "What has he been doing that isn't like him?")[0])

@@ -167,7 +167,7 @@ def test_a_four_limb_blood_pressure_orders_the_differential() -> None:
 @pytest.mark.parametrize(("stated", "named"), [
     ("Anaemia of prematurity - his body isn't yet making enough erythropoietin, the hormone that tells the bone "
      "marrow to make red blood cells", True),  # an explanation in a clause of its own adds nothing
-    ("Anaemia of prematurity - his heart failure", False),  # a second condition still makes a list
+    ("Anaemia of prematurity - his bronchiolitis", False),  # a second condition still makes a list
 ])
 def test_a_diagnosis_explained_after_a_dash(stated: str, named: bool) -> None:
     case = _case(final_diagnosis="Impaired erythropoietin production")

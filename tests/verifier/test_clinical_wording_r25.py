@@ -1,4 +1,4 @@
-"""Rounds 25 to 27 (data/natural/dev/*-r25.yaml to *-r27.yaml): what their examiners marked met and the grader missed
+"""Rounds 25 to 29 (data/natural/dev/*-r25.yaml to *-r29.yaml): what their examiners marked met and the grader missed
 or wrongly paid, in general form, each beside a lookalike that must come out the other way. Round 25: a question
 about bleeding after sex does not ask about painful sex; how bad an imported symptom is, is the patient's answer, not
 a second thing to ask; lay words for apathy; "TT" in a clotting screen; a CT that starts at the neck; a list of tests
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from rubric_gen.case_rubric import build_case_rubric
 from tests.verifier.test_clinical_wording import _case, _met
+from verifier import clinical
 from verifier.markers import parse_orders
 from verifier.rule_grader import _recommends_emergency
 from verifier.types import Case
@@ -101,6 +103,9 @@ _ROUTINE = _case(final_diagnosis="BPPV", disposition="routine")
     ("More blood in your vomit, black stools again, or feeling faint needs 999 straight away.", True),
     ("999 or A&E are busy tonight.", False),
     ("Tell nurses now that you feel better.", False),
+    # round 28: the help after how soon, and an item of the list with an "or" in it
+    ("Urgent, same day to A&E: numbness between the legs or bottom, bladder or bowel trouble, leg weakness.", True),
+    ("Urgent, same day to A&E: you need a scan today.", False),
 ])
 def test_the_help_heading_what_to_look_out_for(advice: str, net: bool) -> None:
     turns = [f"DIAGNOSIS: BPPV\nEpley manoeuvre now. {advice}"]
@@ -128,6 +133,14 @@ def test_the_help_heading_what_to_look_out_for(advice: str, net: bool) -> None:
     ("At the same time, the team will do clot retrieval through the artery in your groin.", True),
     ("You're not a candidate for thrombectomy.", False),
     ("The team will see you in clinic next month.", False),
+    # round 28: a list after the help whose second item is the care, not a sign; a list of signs with an "or" in it
+    ("To A&E: severe sepsis, needs IV antibiotics.", True),
+    ("Urgent, same day to A&E: numbness between the legs or bottom, bladder or bowel trouble, leg weakness.", False),
+    # round 29: a critical-care bed as the plan says it
+    ("MICU admit.", True),
+    ("Plan: IV ceftriaxone now, fluid bolus for low BP, ICU, droplet isolation 24 h.", True),
+    ("Previous admissions: asthma, ICU, ventilated once.", False),
+    ("Plan: antibiotics, fluids. If worse, ICU.", False),
 ])
 def test_emergency_care_now_in_other_words(plan: str, now: bool) -> None:
     assert bool(_recommends_emergency(plan, unconditional=True)) is now
@@ -137,6 +150,12 @@ def test_emergency_care_now_in_other_words(plan: str, now: bool) -> None:
     ("I'll start bisoprolol 2.5 mg once a day, and a blood thinner.", True),
     ("ECG and bloods in the visit; treatment the same visit.", True),
     ("Bisoprolol, and I'll see you in three months.", False),
+    # round 28: a drug prescribed with its dose is started at this visit
+    ("Plan: bisoprolol 2.5 mg daily. Apixaban 5 mg BID. Review in 1 week.", True),
+    ("Keep taking your usual 5 mg dose; I'll see you in three months.", False),
+    # round 29
+    ("Cephalexin 500 mg PO QID x5-7 days. F/u 48-72 h to check the border.", True),
+    ("Cephalexin if it spreads; see your GP in two weeks.", False),
 ])
 def test_treatment_begun_at_the_visit_is_prompt(plan: str, prompt: bool) -> None:
     case = _case(final_diagnosis="Atrial fibrillation", disposition="urgent")
@@ -147,8 +166,24 @@ def test_treatment_begun_at_the_visit_is_prompt(plan: str, prompt: bool) -> None
     ("You've done nowt wrong, love.", True),
     ("You've done right coming in now.", True),
     ("Nothing's wrong with the ECG.", False),
+    # round 27: praise for a parent
+    ("You're doing a grand job with him.", True),
+    ("You're doing everything right, Mom.", True),
+    ("Everything is right on the scan.", False),
+    # round 28
+    ("This is proper hard on you, love.", True),
+    ("It's hard going for you both.", True),
+    ("You didn't cause this.", True),
+    ("The examination was hard on the left side.", False),
+    ("The cause of this is a virus.", False),
+    # round 29
+    ("It's not something you caused.", True),
+    ("You've done well to keep going.", True),
+    ("Tough for you both.", True),
+    ("The swelling was caused by the thorn.", False),
+    ("The skin on the heel is tough.", False),
 ])
-def test_yorkshire_empathy(words: str, empathic: bool) -> None:
+def test_empathy_in_a_clinicians_own_words(words: str, empathic: bool) -> None:
     case = _case(final_diagnosis="Migraine")
     assert _met(case, [f"DIAGNOSIS: Migraine\n{words}"], "Acknowledges the patient's concerns") is empathic
 
@@ -205,6 +240,19 @@ def test_mobility_and_broken_bones(question: str, item: str, asked: bool) -> Non
     ("Flag nursing right away for worsening drowsiness or a seizure.", True),
     ("More drowsy, seizure, new weakness: tell nursing now.", True),
     ("Back to work for light duties on Monday, then full duties.", False),
+    # round 28
+    ("Tell nursing stat for spread, eye pain, can't swallow, SOB.", True),
+    ("Anything worse, more faint, more pain, breathless, press the bell at once.", True),
+    ("Blue or grey lips, struggling to breathe, or refusing drinks means ring 999.", True),
+    ("Tell nursing stat that the bed is free.", False),
+    ("Anything else you want to ask, the nurse is here.", False),
+    # round 29
+    ("Post-op fever, swelling, worse pain: back straight away.", True),
+    ("Flag it straight away, on the ward or after discharge, if he gets a temperature or a bigger tummy.", True),
+    ("Tell Jess right away if you feel more drowsy or confused.", True),
+    ("Tell Jess the results tomorrow.", False),
+    ("Flag it in the notes for your GP.", False),
+    ("Back pain: straight away after lifting, it eased.", False),
 ])
 def test_help_attended_flagged_or_called_on_the_ward(advice: str, net: bool) -> None:
     assert _met(_ROUTINE, [f"DIAGNOSIS: BPPV\nEpley manoeuvre now. {advice}"], "Gives safety-netting advice") is net
@@ -216,6 +264,10 @@ def test_help_attended_flagged_or_called_on_the_ward(advice: str, net: bool) -> 
     ("mechanical-low-back-pain", "Your back is stiff.", False),
     ("gerd", "ECG normal, not exertional, so not heart.", True),
     ("gerd", "Your heart rate is normal.", False),
+    # round 28: the thyroid weighed by its test or its adjective
+    ("atrial-fibrillation", "TSH normal, so no hyperthyroid trigger.", True),
+    ("atrial-fibrillation", "TFTs, electrolytes normal.", True),
+    ("atrial-fibrillation", "Your heart is racing and irregular.", False),
 ])
 def test_a_rival_weighed_in_plain_words(case_id: str, said: str, considered: bool) -> None:
     from patient_sim.cases import project_cases
@@ -230,6 +282,18 @@ def test_a_complication_named_after_the_answer_is_no_second_diagnosis() -> None:
     final = ("agentclinic-x", "Waldenstrom macroglobulinemia")
     assert _stated(final, "Waldenström macroglobulinemia, hyperviscosity syndrome") == (True, False, False)
     assert _stated(final, "Waldenström macroglobulinemia, multiple myeloma") == (False, True, True)
+    # round 28: an organ's failure it brought about
+    final = ("agentclinic-x", "Atrial Septal Defect")
+    assert _stated(final, "Atrial septal defect, L→R shunt, heart failure") == (True, False, False)
+    assert _stated(final, "Atrial septal defect with right heart strain") == (True, False, False)
+    assert _stated(final, "Atrial septal defect, pneumonia") == (False, True, True)
+    assert _stated(final, "Heart failure, atrial septal defect") == (False, True, True)
+
+
+def test_heart_failure_the_case_weighs_as_a_rival_is_still_a_second_diagnosis() -> None:
+    case = _case(final_diagnosis="Community-acquired pneumonia", differential=["Acute heart failure"])
+    turns = ["DIAGNOSIS: Pneumonia, heart failure\nPlan."]
+    assert not _met(case, turns, "States the correct final diagnosis") and _met(case, turns, "States a final diagnosis that")
 
 
 @pytest.mark.parametrize(("question", "asked"), [("Is he taking PO OK? How's his UOP, as many wet diapers as usual?", True),
@@ -245,9 +309,107 @@ def test_bsl_is_the_blood_glucose() -> None:
     assert not _met(case, ["REQUEST TEST: HR, BP", "DIAGNOSIS: Ischaemic stroke"], "Orders the appropriate test: Blood glucose")
 
 
-@pytest.mark.parametrize(("words", "empathic"), [("You're doing a grand job with him.", True),
-                                                 ("You're doing everything right, Mom.", True),
-                                                 ("Everything is right on the scan.", False)])
-def test_praise_for_a_parent_is_empathy(words: str, empathic: bool) -> None:
-    case = _case(final_diagnosis="Migraine")
-    assert _met(case, [f"DIAGNOSIS: Migraine\n{words}"], "Acknowledges the patient's concerns") is empathic
+
+# Round 28 (data/natural/dev/*-r28.yaml).
+@pytest.mark.parametrize(("symptom", "question", "asked"), [
+    ("Haematuria", "You said your pee looked different, is it pink or properly red?", True),
+    ("Haematuria", "Is the rash pink?", False),
+    ("Inappropriate behavior", "What has he been doing that's out of character?", True),
+    ("Inappropriate behavior", "Is he out of breath?", False),
+    ("Unkempt appearance", "Is he keeping himself clean and tidy?", True),
+    ("Depressed mood", "Has he seemed low?", True),
+    ("Depressed mood", "Has his blood pressure been low?", False),
+    ("Soft speech", "Any trouble getting his words out?", True),
+])
+def test_round_28_lay_words(symptom: str, question: str, asked: bool) -> None:
+    case = _imported(symptom)
+    item = next(i.criterion for i in build_case_rubric(case).items if i.criterion.lower().endswith(symptom.lower()))
+    assert _asked(case, question, item) is asked
+
+
+@pytest.mark.parametrize(("question", "alcohol"), [("How much does he drink?", True), ("How much is he drinking?", False),
+                                                  ("Do you drink enough water?", False)])
+def test_how_much_he_drinks_is_alcohol(question: str, alcohol: bool) -> None:
+    assert ("alcohol" in clinical.asked(question)) is alcohol
+
+
+@pytest.mark.parametrize(("said", "addressed"), [
+    ("Stone at the bottom of the left ureter, mild hydronephrosis.", True),
+    ("Come straight back with a fever, because an infected blocked kidney is an emergency.", True),
+    ("The stone is 5 mm.", False),
+])
+def test_an_obstructed_kidney_in_other_words(said: str, addressed: bool) -> None:
+    from patient_sim.cases import project_cases
+
+    case = next(c for c in project_cases() if c.id == "renal-colic")
+    turns = [f"DIAGNOSIS: {case.final_diagnosis}\n{said}"]
+    assert _met(case, turns, "Asks about or addresses the red flag: Fever with an obstructed kidney") is addressed
+
+
+@pytest.mark.parametrize(("plan", "clear"), [("Urgent memory clinic and neurology.", True), ("Bad luck.", False)])
+def test_a_terse_referral_is_a_plan(plan: str, clear: bool) -> None:
+    case = _case(final_diagnosis="Frontotemporal dementia", source="agentclinic", id="agentclinic-x")
+    assert _met(case, [f"DIAGNOSIS: Frontotemporal dementia\n{plan}"], "Gives a clear management plan") is clear
+
+
+_FTD = Case(id="agentclinic-x", source="agentclinic", chief_complaint="Inappropriate behavior",
+            history_of_present_illness="Six months of inappropriate comments, disinterest in family, an unkempt look and "
+                                       "10 kg weight gain from craving sweets.",
+            secondary_symptoms=["Apathy", "Blunted affect", "Significant weight gain"],
+            final_diagnosis="Frontotemporal dementia")
+
+
+@pytest.mark.parametrize(("turns", "barrage"), [
+    # a checklist history of a change in personality: the pertinent negatives of its rivals and the standard background
+    (["When did you notice the change? What has he done that's out of character? Any repetitive habits or rituals? "
+      "Is he keeping himself clean and tidy? Any trouble getting his words out?",
+      "Has he seemed low? Headaches, vomiting, weakness or falls? Any head injury? How much does he drink? "
+      "Any tablets, any allergies? Family history of dementia? Is he still driving?"], False),
+    # ten questions about nothing in the case, one turn
+    (["Where did you go on holiday? Any pets? What football team? Favourite film? Do you garden? Which newspaper? "
+      "What car? Any hobbies like fishing? What music? What shoe size? Your star sign?"], True),
+])
+def test_a_checklist_of_pertinent_questions_is_no_barrage(turns: list[str], barrage: bool) -> None:
+    assert _met(_FTD, [*turns, "DIAGNOSIS: Frontotemporal dementia"], "Fires a barrage of questions") is barrage
+
+
+# Round 29 (data/natural/dev/*-r29.yaml).
+_PETECHIAE = Case(id="agentclinic-x", source="agentclinic", chief_complaint="Tiredness",
+                  history_of_present_illness="Tired for two months.", final_diagnosis="Something specific",
+                  secondary_symptoms=["Multiple pinpoint, red, nonblanching spots on extremities"],
+                  physical_exam={"General Examination > Skin Examination": "Petechiae on the extremities."})
+
+
+@pytest.mark.parametrize(("exam", "looked"), [("pallor, petechiae, lymph nodes, spleen", True),
+                                              ("pallor, lymph nodes, spleen", False)])
+def test_a_sign_named_in_the_examination_request_is_looked_for(exam: str, looked: bool) -> None:
+    turns = [f"REQUEST EXAM: {exam}", "DIAGNOSIS: Something specific"]
+    assert _met(_PETECHIAE, turns, "Before giving a diagnosis, looks for or recognises multiple pinpoint") is looked
+
+
+@pytest.mark.parametrize(("question", "keys", "absent"), [
+    ("Before like this?", {"intent:previous"}, set()),
+    ("Before the pain started, like this morning, what did you eat?", set(), {"intent:previous"}),
+    ("How much weight have you lost, and over what time?", {"intent:onset"}, set()),
+    ("Does the pain ever come on when you're walking or doing something active?", {"exertion"}, set()),
+    ("How many weeks were you?", {"birth_history"}, {"intent:onset"}),
+    ("How many days has it been?", {"intent:onset"}, set()),
+])
+def test_round_29_questions(question: str, keys: set[str], absent: set[str]) -> None:
+    asked = clinical.asked(question)
+    assert keys <= asked and not absent & asked
+
+
+@pytest.mark.parametrize(("line", "orders"), [
+    ("REQUEST TEST: X-ray pelvis, both hips AP and frog-leg lateral", ["X-ray pelvis, both hips AP and frog-leg lateral"]),
+    ("REQUEST TEST: CT chest, lateral neck soft tissue", ["CT chest", "lateral neck soft tissue"]),
+    ("REQUEST TEST: X-ray knee, leg ultrasound", ["X-ray knee", "leg ultrasound"]),
+])
+def test_the_views_of_an_image_stay_with_it(line: str, orders: list[str]) -> None:
+    assert [name for _, name in parse_orders(line)] == orders
+
+
+def test_bgl_is_the_blood_glucose() -> None:
+    case = _case(final_diagnosis="Diabetic ketoacidosis", recommended_tests=["Blood glucose"])
+    assert _met(case, ["REQUEST TEST: BGL, blood ketones, VBG", "DIAGNOSIS: Diabetic ketoacidosis"],
+                "Orders the appropriate test: Blood glucose")

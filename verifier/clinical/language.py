@@ -132,6 +132,11 @@ def system_symptoms(key: str) -> frozenset[str]:
     return _layer().systems.get(key, frozenset())
 
 
+def is_sign_key(key: str) -> bool:
+    """Whether concept ``key`` is a sign, looked for on examination (``petechiae``, ``guarding``)."""
+    return key in _layer().signs
+
+
 def is_sign(text: str) -> bool:
     """Whether ``text`` (a red flag) names a sign that is looked for rather than asked about, or a
     measurement ("pH under 7.1", "raised lactate")."""
