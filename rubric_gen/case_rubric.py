@@ -125,6 +125,8 @@ _EMPATHY_TERMS = [
     # round 29: "It's not something you caused", "You've done well to keep going"
     "not something you caused", "nothing you caused", "done well to", "you've done well", "you have done well",
     "tough for you", "tough on you",
+    # round 30: "You've done really well spotting this" ("Hang in there" was marked empathy once, not twice)
+    "done really well",
     "not a sign of weakness", "must have been", "must have given you", "must have felt", "a fright", "a worry",
     "put up with", "fed up", "not alone",
     # "This is a chronic, frustrating condition", "a lot of news at once", "tonight has been really rough", "Exam
@@ -159,6 +161,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|rtc|"
            r"escalat\w*|rted|attend|re-?present|present|pop (?:straight |right )?(?:down|over|back|in)|"
            r"flag (?:it|this|that)(?: up)?(?: (?:straight away|right away|immediately|at once))?|"  # "Flag it straight away, ..., if"
+           r"(?:call|ring|phone|shout)(?= (?:immediately|straight away|right away|at once|now)\b)|"  # "Call immediately if floppy"
            r"(?:call|ring|phone|dial) (?:an )?ambulance|(?:call|ring|phone|dial) triple zero|"  # "escalate at once for ..."
            r"(?:call|ring|phone|dial|contact|see|calling|ringing|phoning|dialling|dialing) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
            r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours|nurses?|midwife)|your (?:gp|doctor|midwife|team|nurse)|a doctor|"
@@ -506,7 +509,23 @@ def _answered(text: str, groups: list[list[str]]) -> list[list[str]]:
                     *(g for g in rest if g not in places)]
     if "intent:triggers" in intents and _TRIGGERED_RE.search(text) and len(rest) == 1:
         return [["intent:triggers", *rest[0]]]
+    # "lower abdominal discomfort": where the pain is, is what the patient answers about the pain, so "Where is the
+    # pain?" asks it as "Any tummy pain?" does; "Where is the rash?" and "Any pain?" alone do not
+    # ("discomfort when wearing earrings" names more than a place)
+    place = [k for g in rest for k in g]
+    if rest and all(_placed(k) for g in question_keys(text) for k in g) \
+            and _PAIN in {k for g in clinical.topics(text) for k in g}:
+        return [[*place, "intent:site"], [*place, _PAIN], place]
     return groups
+
+
+_PAIN = "pain"
+_POSITION = frozenset({"low", "lower", "upp", "upper", "left", "right", "central", "centr", "mid", "middl", "both"})
+
+
+def _placed(key: str) -> bool:
+    """Whether ``key`` only says where: a site, or its side or part ("lower", "left")."""
+    return key.startswith(clinical.SITE) or clinical.is_key(clinical.SITE + key) or key in _POSITION
 
 
 def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, imported: bool = False) -> AsksAbout:

@@ -434,6 +434,8 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     sentence = first_sentence(text)
     for pattern, words_ in _SHORTHAND:
         sentence = pattern.sub(words_, sentence)
+    # an appositive after a colon is one after a comma: "Jersey finger: a tear of the deep flexor tendon ..."
+    sentence = _COLON_APPOSITIVE.sub(",", sentence, count=1)
     if (pending := _PENDING.search(sentence)) and pending.start() and pending.group(0).strip():
         sentence = sentence[:pending.start()].strip()
     if (cut := _EXCLUSION.search(sentence)) and content(sentence[:cut.start()]) - GENERIC:
@@ -519,6 +521,7 @@ def _gloss(part: str, lex: _Lexicon) -> bool:
     return bool(_GLOSS.match(part)) and not _named(part, lex)
 
 
+_COLON_APPOSITIVE = re.compile(r"(?<=\w):(?=\s*(?:an?|the)\s)", re.IGNORECASE)
 # An appositive in plain words after the name: "Jersey finger, the deep flexor tendon (FDP) torn off where it attaches
 # at the fingertip"; "Jersey finger - the tendon that bends the fingertip has pulled off the bone".
 _APPOSITIVE = re.compile(r"\s*(?:an?|the)\s", re.IGNORECASE)

@@ -86,6 +86,8 @@ _EMERGENCY_RE = re.compile(
     r"|(?:^|(?<=\n))\s*plan\s*[:,-][^.!?\n]*?,\s*(?:[mps]?icu|itu|hdu)(?=\s*[,.;]|\s*$)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
     r"|(?:stay|staying|remain|be\s+kept|keep(?:ing)?\s+(?:you|her|him|them))\s+in\s+(?:the\s+)?hospital"  # admitted now
+    # round 30: "We'll admit you, give oxygen, and start anticoagulation immediately"
+    r"|(?:we'll|we\s+will|i'll|i\s+will|we're\s+going\s+to|i'm\s+going\s+to)\s+admit\s+(?:you|her|him|them)\b"
     r"|\bstay(?:ing)?\s+in\s+(?:overnight|tonight)\b"
     # admitted to a team, a ward or for observation, or today: "Admit to medicine, telemetry", "admit under the
     # respiratory team", "Direct admit to the ward tonight", "You'll need to be admitted today"
@@ -126,7 +128,8 @@ _EMERGENCY_RE = re.compile(
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
     # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
     # right now"); a referral "urgently" may be a routine clinic's fast track, so only now and its synonyms
-    r"|(?:surgeons?|general\s+surgery|gen\.?\s+surg(?:ery|eons?)?|surgical\s+(?:team|registrar|reg|referral|review|opinion)"
+    r"|(?:surgeons?|general\s+surgery|gen\.?\s+surg(?:ery|eons?)?|surg(?:ery|ical)\s+consult"
+    r"|surgical\s+(?:team|registrar|reg|referral|review|opinion)"
     r"|icu|itu|picu|nicu|micu|sicu"
     r"|intensive\s+care|hdu|critical\s+care"
     r")\b"
@@ -190,7 +193,7 @@ MOST_OF_GROUP, MOST_OF_GROUP_MIN = 0.75, 4  # a group of 4 or more results is or
 _ASIDE_RE = re.compile(r"\([^()]*\)")
 _PURPOSE_RE = re.compile(r"\s(?:for|to|looking for|to look for|to rule out|to exclude|r/o|with|w/)\s", re.IGNORECASE)
 _ASKING_RE = re.compile(
-    r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally)[, ]+)?(?:when|where|what|which|who|why|how|any|tell me|describe|"
+    r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally|kindly|please)[, ]+)?(?:when|where|what|which|who|why|how|any|tell me|describe|"
     r"show me|point to|walk me through|take me through|"
     r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
     re.IGNORECASE,
@@ -206,6 +209,8 @@ _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|treatment|disposition|actions
                            r"i(?:'ll|\s+will|'m\s+going\s+to)\s+do|needs\s+to\s+happen)(?:\s+now|\s+next)?)\b",
                            re.IGNORECASE)
 _KEPT_IN_RE = re.compile(r"(?:keep(?:ing)?\s+(?:you|her|him|them)|be\s+kept)\s+in\b", re.IGNORECASE)
+# "You need to stay in hospital" is kept in now; "You'll need to stay in hospital after the operation" is not
+_NEED_TO_STAY_RE = re.compile(r"(?<!'ll )(?<!will )\bneeds?\s+to\s+$", re.IGNORECASE)
 _DONE_NOW_RE = re.compile(r"emergency|admi|thromb|alteplase|tenecteplase|tnk|tpa|clot|lytic", re.IGNORECASE)  # what the doctor is doing, not where to go
 _NOW_RE = re.compile(r"\b(?:now|immediately|right away|straight away|at once)\b", re.IGNORECASE)
 _IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at once|urgently|today)\b", re.IGNORECASE)
@@ -423,7 +428,8 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # keeping the patient in is done now; going to hospital may wait, so it needs a word of immediacy
     # (a hospital that is expecting the patient is expecting them now)
     if "hospital" in match.group(0).lower() and not _KEPT_IN_RE.match(match.group(0)) \
-            and "expecting" not in match.group(0).lower():
+            and "expecting" not in match.group(0).lower() \
+            and not (match.group(0).lower().startswith("stay") and _NEED_TO_STAY_RE.search(text[max(0, start):match.start()])):
         return bool(re.search(r"\b(?:now|immediately|right away|straight away|urgently|today|tonight"
                               r"|straight\s+(?:up\s+|over\s+|in\s+)?(?:to|into|there))\b",
                               text[start : match.end() + len(rest)], re.IGNORECASE))

@@ -1,4 +1,4 @@
-"""Rounds 25 to 29 (data/natural/dev/*-r25.yaml to *-r29.yaml): what their examiners marked met and the grader missed
+"""Rounds 25 to 30 (data/natural/dev/*-r25.yaml to *-r30.yaml): what their examiners marked met and the grader missed
 or wrongly paid, in general form, each beside a lookalike that must come out the other way. Round 25: a question
 about bleeding after sex does not ask about painful sex; how bad an imported symptom is, is the patient's answer, not
 a second thing to ask; lay words for apathy; "TT" in a clotting screen; a CT that starts at the neck; a list of tests
@@ -141,6 +141,13 @@ def test_the_help_heading_what_to_look_out_for(advice: str, net: bool) -> None:
     ("Plan: IV ceftriaxone now, fluid bolus for low BP, ICU, droplet isolation 24 h.", True),
     ("Previous admissions: asthma, ICU, ventilated once.", False),
     ("Plan: antibiotics, fluids. If worse, ICU.", False),
+    # round 30: kept in, admitted, the surgeons called now
+    ("You need to stay in hospital. We're putting up a drip.", True),
+    ("You'll need to stay in hospital for two nights after the operation next month.", False),
+    ("We'll admit you, give oxygen, and start anticoagulation immediately.", True),
+    ("We'll admit you if the bloods are abnormal.", False),
+    ("Plan: surgery consult now - we're getting you in.", True),
+    ("Surgery consult next week.", False),
 ])
 def test_emergency_care_now_in_other_words(plan: str, now: bool) -> None:
     assert bool(_recommends_emergency(plan, unconditional=True)) is now
@@ -182,6 +189,9 @@ def test_treatment_begun_at_the_visit_is_prompt(plan: str, prompt: bool) -> None
     ("Tough for you both.", True),
     ("The swelling was caused by the thorn.", False),
     ("The skin on the heel is tough.", False),
+    # round 30
+    ("You've done really well spotting this.", True),
+    ("Your kidneys are working really well.", False),
 ])
 def test_empathy_in_a_clinicians_own_words(words: str, empathic: bool) -> None:
     case = _case(final_diagnosis="Migraine")
@@ -205,6 +215,9 @@ def _stated(case_id_final: tuple[str, str], statement: str) -> tuple[bool, bool,
     ("Lisdexamfetamine intoxication", "Amphetamine toxicity from lisdexamfetamine (Vyvanse)", True),
     ("Lisdexamfetamine intoxication", "Lisdexamfetamine overdose", True),
     ("Lisdexamfetamine intoxication", "Cocaine toxicity", False),
+    # round 30: a lay gloss after a colon, as after a comma
+    ("Rupture of the flexor digitorum profundus tendon at its point of insertion",
+     "Jersey finger: a tear of the deep flexor tendon off its attachment at the tip of your right ring finger", True),
 ])
 def test_a_diagnosis_in_a_clinicians_shorthand(final: str, statement: str, right: bool) -> None:
     met, wrong, shotgun = _stated(("agentclinic-x", final), statement)
@@ -253,6 +266,9 @@ def test_mobility_and_broken_bones(question: str, item: str, asked: bool) -> Non
     ("Tell Jess the results tomorrow.", False),
     ("Flag it in the notes for your GP.", False),
     ("Back pain: straight away after lifting, it eased.", False),
+    # round 30
+    ("Call immediately if floppy, pale, apnoeic or bloody aspirates.", True),
+    ("Call immediately to book the scan.", False),
 ])
 def test_help_attended_flagged_or_called_on_the_ward(advice: str, net: bool) -> None:
     assert _met(_ROUTINE, [f"DIAGNOSIS: BPPV\nEpley manoeuvre now. {advice}"], "Gives safety-netting advice") is net
@@ -394,8 +410,12 @@ def test_a_sign_named_in_the_examination_request_is_looked_for(exam: str, looked
     ("Does the pain ever come on when you're walking or doing something active?", {"exertion"}, set()),
     ("How many weeks were you?", {"birth_history"}, {"intent:onset"}),
     ("How many days has it been?", {"intent:onset"}, set()),
+    # round 30
+    ("Pain where?", {"intent:site"}, set()),
+    ("The pain where you fell?", set(), {"intent:site"}),
+    ("Hematemesis: how much, bright red vs coffee-ground?", {"intent:severity"}, set()),
 ])
-def test_round_29_questions(question: str, keys: set[str], absent: set[str]) -> None:
+def test_clipped_and_indirect_questions(question: str, keys: set[str], absent: set[str]) -> None:
     asked = clinical.asked(question)
     assert keys <= asked and not absent & asked
 
@@ -413,3 +433,22 @@ def test_bgl_is_the_blood_glucose() -> None:
     case = _case(final_diagnosis="Diabetic ketoacidosis", recommended_tests=["Blood glucose"])
     assert _met(case, ["REQUEST TEST: BGL, blood ketones, VBG", "DIAGNOSIS: Diabetic ketoacidosis"],
                 "Orders the appropriate test: Blood glucose")
+
+
+# Round 30 (data/natural/dev/*-r30.yaml).
+@pytest.mark.parametrize(("symptom", "question", "asked"), [
+    ("Lower abdominal discomfort", "Where is the pain, and does it come and go like cramps?", True),
+    ("Lower abdominal discomfort", "Pain where?", True),
+    ("Lower abdominal discomfort", "Where is the rash?", False),
+    ("Lower abdominal discomfort", "Any pain?", False),
+    ("Discomfort when wearing earrings", "Where is the pain?", False),
+])
+def test_where_the_pain_is_asks_a_finding_that_names_its_place(symptom: str, question: str, asked: bool) -> None:
+    assert _asked(_imported(symptom), question, f"Before giving a diagnosis, asks about {symptom.lower()}") is asked
+
+
+@pytest.mark.parametrize(("question", "asked"), [("Kindly tell me when the diarrhoea started.", True),
+                                                 ("Kindly sit on the couch. Any fever?", False)])
+def test_a_polite_request_to_tell_is_a_question(question: str, asked: bool) -> None:
+    item = "Before giving a diagnosis, asks about when the symptoms started"
+    assert _asked(_imported("Watery diarrhea"), question, item) is asked
