@@ -138,13 +138,7 @@ def test_what_is_not_like_him_is_his_behaviour() -> None:
     assert any("behavior" in fact for fact in _replies(case, "What has he been doing that isn't like him?")[0])
 
 
-# Round 30 (agentclinic-0035, 0018): "respiratory distress" is breathlessness, a bite breaks the skin.
-def test_no_respiratory_distress_answers_short_of_breath() -> None:
-    case = _case(chief_complaint="Rash", review_of_systems=["Denies any respiratory distress or joint pains"])
-    assert any("respiratory distress" in fact for fact in _replies(case, "Fatigue, pallor, SOB?")[0])
-    assert not any("respiratory distress" in fact for fact in _replies(case, "Any itching?")[0])
-
-
+# Round 30 (agentclinic-0018): a bite breaks the skin.
 def test_a_bite_answers_a_question_about_a_cut_or_scrape() -> None:
     case = _case(chief_complaint="Leg ulcer", primary_symptoms=["Painful ulcer on the right leg"],
                  secondary_symptoms=["History of ant bite at the site of the lesion"])
