@@ -429,7 +429,7 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # (a hospital that is expecting the patient is expecting them now)
     if "hospital" in match.group(0).lower() and not _KEPT_IN_RE.match(match.group(0)) \
             and "expecting" not in match.group(0).lower() \
-            and not (match.group(0).lower().startswith("stay") and _NEED_TO_STAY_RE.search(text[max(0, start):match.start()])):
+            and not (match.group(0).lower().startswith("stay") and _NEED_TO_STAY_RE.search(text[start:match.start()])):
         return bool(re.search(r"\b(?:now|immediately|right away|straight away|urgently|today|tonight"
                               r"|straight\s+(?:up\s+|over\s+|in\s+)?(?:to|into|there))\b",
                               text[start : match.end() + len(rest)], re.IGNORECASE))
