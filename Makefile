@@ -36,10 +36,12 @@ browser:
 run: setup
 	$(BIN)/medverifier demo
 
-# Two pytest-xdist workers, one per core (tests/conftest.py gives each its share of OMP_NUM_THREADS);
-# worksteal hands an idle worker half of the other's queue, so neither waits at the end while the other
-# still has a training test or two to run. TEST_WORKERS=0 runs the suite in one process.
-TEST_WORKERS ?= 2
+# Three pytest-xdist workers on two cores (tests/conftest.py gives each one torch thread): a quarter of the
+# suite's time is spent waiting on servers, subprocesses and the browser, and a third worker fills it (measured
+# 2026-12-06: 534 s with three workers, the browser's 31 tests included; 534 s with two and those tests left out).
+# worksteal hands an idle worker half of another's queue, so none waits at the end while another still has a
+# training test or two to run. TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= 3
 test: setup browser
 	$(BIN)/pytest -q -p no:cacheprovider --timeout=900 -n $(TEST_WORKERS) --dist worksteal tests; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; exit $$rc

@@ -104,7 +104,9 @@ def stem(word: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return _WORD_RE.findall(normalise(text))
+    """The words of ``text``, a possessive cut from its word: "Crohn's" is Crohn, "the baby's" the baby ("what's" and
+    "it's" are left whole)."""
+    return [w[:-2] if w.endswith("'s") and w[:-2] not in STOPWORDS else w for w in _WORD_RE.findall(normalise(text))]
 
 
 def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:
