@@ -143,3 +143,22 @@ def test_a_bite_answers_a_question_about_a_cut_or_scrape() -> None:
     case = _case(chief_complaint="Leg ulcer", primary_symptoms=["Painful ulcer on the right leg"],
                  secondary_symptoms=["History of ant bite at the site of the lesion"])
     assert any("ant bite" in fact for fact in _replies(case, "Has it had any injury, or been cut or scraped?")[0])
+
+
+# Round 25 (agentclinic-0002): a possessive is not part of its word: "Crohn's" is Crohn, as the record writes it.
+_CROHN = "Crohn disease diagnosed 2 years ago, on natalizumab for the past year"
+
+
+@pytest.mark.parametrize("question", ["How's your Crohn's been lately?", "Crohn's activity?"])
+def test_a_condition_named_with_its_possessive_finds_the_record(question: str) -> None:
+    case = _case(chief_complaint="Difficulty walking", primary_symptoms=["Gait ataxia"],
+                 past_medical_history=[_CROHN])
+    assert any("Crohn" in fact for fact in _replies(case, question)[0])
+
+
+def test_what_s_is_not_cut_to_a_word_that_follows_up_the_last_question() -> None:
+    # "what's" keeps its weight: a question about nothing in the record is answered "don't know", not read as a
+    # follow-up of the question before it
+    case = _case(chief_complaint="Tummy pain", primary_symptoms=["No burning or pain when passing urine"])
+    told = _replies(case, "Any burning when you pee?", "What's your favourite colour?")
+    assert told[0] and told[1] == []
