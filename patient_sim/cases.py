@@ -359,6 +359,8 @@ def _parse_demographics(text: str) -> Demographics:
     match = re.search(r"(\d+)[- ](year|month|week|day)s?[- ]old", text, re.IGNORECASE)
     if match:
         age = int(match.group(1)) if match.group(2).lower() == "year" else 0
+    elif re.search(r"\b(?:newborn|neonate)\b", text, re.IGNORECASE):  # "Newborn, born after the 32nd gestational week"
+        age = 0
     sex = None
     if re.search(r"\b(female|woman|girl|lady|mother)\b", text, re.IGNORECASE):
         sex = "female"

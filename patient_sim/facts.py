@@ -155,8 +155,14 @@ def case_facts(case: Case) -> list[Fact]:
         about.append(f"I am {demo.age} years old")
     if demo.occupation and demo.age is not None and demo.age >= 18:
         about.append(f"I work as a {demo.occupation}")
+    # the birth or the pregnancy a record gives with the age: "Newborn, born after the 32nd gestational week"
+    about += [part.strip()[:1].upper() + part.strip()[1:] for part in (demo.description or "").split(",")
+              if _GESTATION_RE.search(part)]
     add("demographics", about)
     return facts
+
+
+_GESTATION_RE = re.compile(r"\b(?:born|gestation\w*)\b", re.IGNORECASE)
 
 
 def _sentences(text: str) -> list[str]:

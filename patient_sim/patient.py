@@ -228,6 +228,10 @@ class SimulatedPatient:
             text = re.sub(r"^(the )?patient's\b", "My", text, flags=re.IGNORECASE)
             text = re.sub(r"\b(the )?patient's\b", "my", text, flags=re.IGNORECASE)
             text = re.sub(r"(?<!^)\bthe patient(?!\w)", "me", text, flags=re.IGNORECASE)  # "the age of the patient"
+        if fact.topic == "demographics" and first == "born":  # "Born after the 32nd gestational week"
+            return f"{subject if self.child else 'I'} was {tx.lower_first(text)}"
+        if fact.topic == "demographics" and first == "at":  # "At 38 weeks' gestation"
+            return f"I'm {tx.lower_first(text)}"
         if self.child and fact.topic not in ("complaint", "symptoms", "medications", "allergies"):
             return text
         if fact.topic == "complaint":

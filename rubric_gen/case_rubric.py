@@ -528,8 +528,18 @@ def _placed(key: str) -> bool:
     return key.startswith(clinical.SITE) or clinical.is_key(clinical.SITE + key) or key in _POSITION
 
 
+def _radiating(groups: list[list[str]]) -> list[list[str]]:
+    """"Radiation to arm or jaw": where the pain goes is what the patient answers about its spread, so "Does it spread
+    anywhere?" asks it, as "Down your arm?" does; the word is not also an exposure."""
+    if ["intent:radiation"] not in groups:
+        return groups
+    places = [g for g in groups if all(_placed(k) for k in g)]
+    return [["intent:radiation", *dict.fromkeys(k for g in places for k in g)],
+            *(g for g in groups if g not in places and g not in (["intent:radiation"], ["exposures"]))]
+
+
 def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, imported: bool = False) -> AsksAbout:
-    groups = question_groups(text, shared) or question_keys(text)
+    groups = _radiating(question_groups(text, shared) or question_keys(text))
     # what is left is only how it is asked ("pain associated with the mass", once the mass is shared with the case's
     # other items) or nothing ("painful"): the generic concept is what it asks about
     generic = sorted({k for g in clinical.topics(text) for k in g if clinical.is_generic(k)})
@@ -546,6 +556,7 @@ def _looks_for(flag: str, *, imported: bool = False, examined: list[str] | None 
     groups = question_keys(flag) or [keywords(flag)]
     if imported:
         groups = _known_only(groups)
+    groups = _radiating(groups)
     # a sign is looked for, not timed: "Sudden focal weakness" is not found by "Time of onset?"
     groups = [g for g in groups if g != ["intent:onset"]] or groups
     tests, sites = clinical.found_by(flag)

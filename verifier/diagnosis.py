@@ -521,7 +521,10 @@ def _gloss(part: str, lex: _Lexicon) -> bool:
     return bool(_GLOSS.match(part)) and not _named(part, lex)
 
 
-_COLON_APPOSITIVE = re.compile(r"(?<=\w):(?=\s*(?:an?|the)\s)", re.IGNORECASE)
+# A gloss after a colon reads as one after a comma: "Jersey finger: a tear of ...", "Anaemia of prematurity: his body
+# isn't making enough erythropoietin yet".
+_COLON_APPOSITIVE = re.compile(r"(?<=\w):(?=\s*(?:an?|the|his|her|their|your|its|it|this|that|he|she|they|you)\s)",
+                               re.IGNORECASE)
 # An appositive in plain words after the name: "Jersey finger, the deep flexor tendon (FDP) torn off where it attaches
 # at the fingertip"; "Jersey finger - the tendon that bends the fingertip has pulled off the bone".
 _APPOSITIVE = re.compile(r"\s*(?:an?|the)\s", re.IGNORECASE)

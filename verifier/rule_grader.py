@@ -186,7 +186,9 @@ def _user_regex(pattern: str, ignore_case: bool) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
 
 
-_SENTENCE_RE = re.compile(r"(?:[^.?!\n]|\.(?=\d))+[.?!]*")  # "7.1" does not end a sentence
+_SENTENCE_RE = re.compile(  # "7.1" does not end a sentence, nor "esp.", "incl.", "e.g." or "i.e.": "Meds, esp. diuretics?"
+    r"(?:[^.?!\n]|\.(?=\d)|(?<=\b[Ee]sp)\.|(?<=\b[Ii]ncl)\.|(?<=\b[Ee])\.(?=[Gg]\.)|(?<=\b[Ee]\.[Gg])\."
+    r"|(?<=\b[Ii])\.(?=[Ee]\.)|(?<=\b[Ii]\.[Ee])\.)+[.?!]*")
 _AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
 MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
 MOST_OF_GROUP, MOST_OF_GROUP_MIN = 0.75, 4  # a group of 4 or more results is ordered when 3 in 4 are
@@ -341,7 +343,8 @@ _CLIPPED_QUESTION_RE = re.compile(
     r"(?:^|[.!?\n;:]\s*)(?!(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will|when|where|what|which|who"
     r"|why|how|still|and|so|ok|okay)\b)([^.!?\n;:]{3,80})\?\s*$", re.IGNORECASE)
 # "Go to the ED right away if you're drooling": the immediacy belongs to the condition.
-_NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at\s+once|urgently)\s+"
+_NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at\s+once|urgently|today)\s+"
+                        r"(?:(?:or|and)\s+(?:tonight|today|overnight)\s+)?"  # "Seek urgent care today or tonight if ..."
                         r"(?:(?:or|and)\s+(?:call|ring|dial|phone)\s+\S+\s+)?"  # "right away or call 911 if ..."
                         r"(?:if|should|whenever|in\s+case|unless)\b", re.IGNORECASE)
 

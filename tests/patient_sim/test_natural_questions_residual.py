@@ -162,3 +162,31 @@ def test_what_s_is_not_cut_to_a_word_that_follows_up_the_last_question() -> None
     case = _case(chief_complaint="Tummy pain", primary_symptoms=["No burning or pain when passing urine"])
     told = _replies(case, "Any burning when you pee?", "What's your favourite colour?")
     assert told[0] and told[1] == []
+
+
+# Round 31 (agentclinic-0097): the birth a record gives with the age ("Newborn, born after the 32nd gestational week")
+# is a fact the parent can tell, and a newborn is a child whose parent speaks.
+_NEWBORN = {"description": "Newborn, born after the 32nd gestational week", "age": 0}
+
+
+@pytest.mark.parametrize("question", ["Can you tell me how many weeks along you were exactly?", "Exact GA?",
+                                      "Was he born early?"])
+def test_the_gestation_given_with_the_age_answers_how_early(question: str) -> None:
+    case = _case(chief_complaint="Fast breathing", demographics=_NEWBORN,
+                 history_of_present_illness="The baby was born via cesarean delivery.",
+                 secondary_symptoms=["Nasal flaring", "Cyanosis"], review_of_systems=["No feeding difficulties"],
+                 past_medical_history=["The mother had gestational diabetes"])
+    assert any("32nd gestational week" in fact for fact in _replies(case, question)[0])
+
+
+def test_the_gestation_is_not_told_for_an_unrelated_question() -> None:
+    case = _case(chief_complaint="Fast breathing", demographics=_NEWBORN)
+    assert not any("gestational" in fact for fact in _replies(case, "Any rash?")[0])
+
+
+def test_an_age_in_words_is_read_as_a_newborn() -> None:
+    from patient_sim.cases import _parse_demographics
+
+    assert _parse_demographics("Newborn, born after the 32nd gestational week").age == 0
+    assert _parse_demographics("32-year-old woman, gravida 2").age == 32
+    assert _parse_demographics("Adult male").age is None
