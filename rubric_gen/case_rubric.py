@@ -152,7 +152,7 @@ _NET_TELL = (r"(?:tell|alert) (?:us|me|staff|the (?:ward )?staff|ward staff|the 
              r"|\w+ (?=(?:right away|straight away|immediately|at once)\b))")
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|(?:not|n't) settl\w*|"
                r"persists?|develop\w*|new|"
-               r"change\w*|returns?|come back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
+               r"change\w*|returns?|come (?:straight |right )?back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
                rf"same[- ]day|{_NET_TELL}|emergency|urgent\w*|911|999|988|112|111|000|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
@@ -171,6 +171,8 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"press (?:the |your )?(?:buzzer|call bell|bell|call button)|"
            r"let (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?|a doctor) know|"
            r"(?:call|ring|phone) (?:sooner|earlier|back sooner)|"
+           # round 32: "Call nurse now if ...", "999 if slow to recover", "review in 4 weeks, or sooner if ..."
+           r"(?:call|ring|page|buzz) (?:the |a |your )?nurses?|(?:911|999|112|000)(?= (?:if|should|whenever)\b)|or sooner|"
            r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:to )?(?:the )?(?:a&e|ed|er|emerg|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
            r"(?:an )?ambulance|back(?= (?:(?:now|straight away|immediately|right away) )?(?:if|should|whenever|urgently|"
            r"same[- ]day|today)\b)|"
@@ -183,7 +185,7 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"112|111|000|emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|escalate|"
                  r"same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty|"
-                 r"(?:the )?crisis (?:line|team)|samaritans|(?:press |use )?(?:the |your )?(?:buzzer|call bell|call button))"
+                 r"(?:the )?crisis (?:line|team)|samaritans|(?:press |use |hit |ring )?(?:the |your )?(?:buzzer|call bell|call button|bell))"
                  r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away)"
                  r"|(?:call|ring|phone)(?: us| me)? (?:the )?same[- ]day"  # "...: call same day or ER"
                  r"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|911|999|988|111|112|"
@@ -198,7 +200,7 @@ _NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hosp
              r"gp)|your (?:gp|doctor))|seek (?:\w+ )?(?:help|care|attention|advice)|return (?:straight away|immediately|promptly|"
              r"sooner|urgently|to (?:the )?(?:a&e|ed|er|hospital))")
 # Inside one sentence: a decimal point ("a fever over 100.4", "38.5") does not end it.
-_IN_SENTENCE = r"(?:[^.!?\n]|(?<=\d)\.(?=\d))"
+_IN_SENTENCE = r"(?:[^.!?\n]|(?<=\d)\.(?=\d)|\.\.\.)"  # nor an ellipsis: "If the redness spreads... come straight back"
 # What makes advice conditional, besides "if": "in the unlikely event that", "with any of these", "any one of these".
 _NET_IF = (r"if|should|in case|whenever|unless|in the (?:unlikely )?event|with any of (?:these|those|them)"
            r"|any (?:one )?of (?:these|those|the following)|at the first sign|the moment you")

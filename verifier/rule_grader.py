@@ -82,6 +82,11 @@ _EMERGENCY_RE = re.compile(
     r"|\btaking\s+(?:you|her|him|them)\s+(?:for|to)\s+(?:clot\s+retrieval|thrombectomy|theatre|theater|the\s+cath\s+lab)\b"
     r"|\b(?:will|'ll)\s+(?:do|perform|have)\s+(?:a\s+)?(?:clot\s+retrieval|(?:mechanical\s+)?thrombectomy)\b"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:[mps]?icu|itu|hdu|ccu)(?:\s+(?:bed|admission|admit|now))?(?=\s*[.;\n]|\s*$)"
+    # round 32: "ICU admit, endo consult"; "You'll be in high dependency"; "Gynae, theatre now, laparoscopy"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:[mps]?icu|itu|hdu|ccu)\s+(?:bed|admission|admit|now)(?=\s*,)"
+    r"|\b(?:you'll|you will|he'll|he will|she'll|she will|they'll|they will) be (?:in|on|going to) (?:the )?"
+    r"(?:high[- ]dependency|hdu|icu|itu|intensive care|ccu)\b"
+    r"|\btheat(?:re|er)s? (?:now|immediately|straight away|right away|stat|today|tonight)\b"
     # round 29: "MICU admit."; a critical-care bed as an item of the plan ("Plan: IV ceftriaxone now, ICU, isolation")
     r"|(?:^|(?<=\n))\s*plan\s*[:,-][^.!?\n]*?,\s*(?:[mps]?icu|itu|hdu)(?=\s*[,.;]|\s*$)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
@@ -274,6 +279,16 @@ class _Transcript:
         if self._questions is None:
             self._questions = [questions(turn) for turn in self.assistant]
         return self._questions
+
+    def history_questions(self) -> list[list[str]]:
+        """Each turn's questions up to the ``DIAGNOSIS:`` line: what the doctor asks after stating the diagnosis is
+        reasoning aloud ("Baker's cyst? Scan says no.") or safety-netting, not history-taking."""
+        end = self.diagnosis_turn()
+        if end is None:
+            return self.questions()
+        lines = self.assistant[end].splitlines()
+        at = next(i for i, line in enumerate(lines) if parse_diagnosis(line) is not None)
+        return [*self.questions()[:end], questions("\n".join(lines[:at]))]
 
     def diagnosis(self, synonyms: tuple[str, ...] = (), others: tuple[str, ...] = ()) -> Match:
         """The final ``DIAGNOSIS:`` statement matched against ``synonyms`` (one matcher for all)."""
@@ -672,7 +687,7 @@ def _decide_consultation(check: object, transcript: _Transcript) -> tuple[bool, 
     if isinstance(check, LooksFor):
         return _looks_for(check, transcript)
     if isinstance(check, QuestionBarrage):
-        asked = transcript.questions()
+        asked = transcript.history_questions()
         counts = [len(q) for q in asked]
         total, most = sum(counts), max(counts, default=0)
         irrelevant: list[str] = []

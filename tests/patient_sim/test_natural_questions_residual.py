@@ -190,3 +190,20 @@ def test_an_age_in_words_is_read_as_a_newborn() -> None:
     assert _parse_demographics("Newborn, born after the 32nd gestational week").age == 0
     assert _parse_demographics("32-year-old woman, gravida 2").age == 32
     assert _parse_demographics("Adult male").age is None
+
+
+# Rounds 27 and 31 (agentclinic-0089): how things are with a parent is how things are at home.
+_AT_HOME = "Patient shows irritability towards mother"
+
+
+@pytest.mark.parametrize("question", ["How are things at home?", "What's it been like at home?",
+                                      "How do you get on with your mum?"])
+def test_how_things_are_with_a_parent_answers_home(question: str) -> None:
+    case = _case(chief_complaint="Poor grades", primary_symptoms=["Social withdrawal", _AT_HOME],
+                 secondary_symptoms=["No substance abuse"], past_medical_history=["No psychiatric history"])
+    assert _AT_HOME in _replies(case, question)[0]
+
+
+def test_a_parent_named_elsewhere_does_not_answer_a_question_about_a_rash() -> None:
+    case = _case(chief_complaint="Poor grades", primary_symptoms=["Social withdrawal", _AT_HOME])
+    assert _AT_HOME not in _replies(case, "Any rash?")[0]
