@@ -173,14 +173,17 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"(?:call|ring|phone) (?:sooner|earlier|back sooner)|"
            # round 32: "Call nurse now if ...", "999 if slow to recover", "review in 4 weeks, or sooner if ..."
            r"(?:call|ring|page|buzz) (?:the |a |your )?nurses?|(?:911|999|112|000)(?= (?:if|should|whenever)\b)|or sooner|"
+           # round 33: "Nursing: page immediately for recurrent sz", "RN: page stat for sz, apnea, brady"
+           r"page(?: (?:me|us|the (?:team|doctor|registrar|resident|on-call)))?(?= (?:immediately|stat|straight away|right away|at once|now)\b)|"
            r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:to )?(?:the )?(?:a&e|ed|er|emerg|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
            r"(?:an )?ambulance|back(?= (?:(?:now|straight away|immediately|right away) )?(?:if|should|whenever|urgently|"
            r"same[- ]day|today)\b)|"
            r"back (?:sooner|earlier|promptly|asap|"
            r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|emerg|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
-_NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|(?:on )?the same day|"
+_NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|stat|(?:on )?the same day|"
              r"same[- ]day|without waiting|now")
-_NET_EMERGENCY = r"911|999|988|112|000|an ambulance|emergency services|(?:the )?(?:a&e|ed|er|emerg|emergency(?: department| room)?)"
+_NET_EMERGENCY = (r"911|999|988|112|000|an ambulance|emergency services|ems|"
+                  r"(?:the )?(?:a&e|ed|er|emerg|emergency(?: department| room)?)")
 _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately |eye )*(?:a&e|ed|er|emerg|999|911|988|"
                  r"112|111|000|emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|escalate|"
                  r"same[- ]day|urgent\w*|"
@@ -215,6 +218,8 @@ _SAFETY_NET_RE = (
     rf"|\b(?:if|should|in case|whenever)\b{_IN_SENTENCE}{{0,200}}[.!?]\s+(?:{_NET_NEXT})\b"
     rf"|\b{_NET_WATCH}\b{_IN_SENTENCE}{{0,250}}(?:[.!?]\s*{_IN_SENTENCE}{{0,60}}){{0,2}}\b(?:{_NET_NEXT}|{_NET_TELL}|{_NET_NEEDS})\b"
     rf"|\b(?:{_NET_GO})\b{_IN_SENTENCE}{{0,100}}\b(?:{_NET_IF})\b"
+    # round 33: the condition, an ellipsis, then the emergency: "Any vision change... call EMS / come to the ED"
+    rf"|\w\.\.\.\s*(?:call|ring|dial|phone|(?:go|come|head|get) (?:straight )?to) (?:{_NET_EMERGENCY})\b"
     # "When to call 911: ...", "a purple rash would be a reason to call 999"
     rf"|\b(?:when|reasons?) to (?:call|ring|dial|phone|come back|return|seek|(?:go to|attend) {_NET_HELP_PLACE})\b"
     # "Straight to A&E with any weakness ...", "Red flags (go to ED): fever ...", "ED/911 prn worsening sx"
@@ -312,6 +317,8 @@ _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
     "antibiotics", "prescribing", "referring", "recheck",
+    # round 33: "Admitting to paeds today, cardiology to see"; "Urology is taking you to the OR now"
+    "admitting", "admitted", "to the or", "operating room", "to theatre", "to theater",
     "see you", "see me", "check on you", "book", "physiotherapy", "physio", "therapy", "surgery",
     # a terse plan names the drug and its dose ("Nitrofurantoin MR 100 mg twice daily, three days")
     "mg", "daily", "twice a day", "once a day", "a course", "back-up", "repeat", "prescription",

@@ -59,7 +59,7 @@ _NEGATION = re.compile(
 )
 _QUALIFIER = re.compile(
     r"\b(?:due to|secondary to|caused by|because of|from|following|after|associated with|complicated by|"
-    r"triggered by|related to|linked to|in the setting of|on a background of|with|status post|"
+    r"triggered by|provoked by|related to|linked to|in the setting of|on a background of|with|status post|"
     # what the condition causes, after it: "Late dumping syndrome after sleeve gastrectomy, causing hypoglycaemia"
     r"causing|leading to|resulting in|presenting as|manifesting as|complicating|in the context of|"
     # what it presses on: "Pancreatic adenocarcinoma (head of pancreas) blocking the bile duct"
@@ -462,7 +462,7 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
         and not content(_split_qualifier(outside[0])[0]) & answer_words
     for index, part in enumerate(kept):
         head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
-        if index and ids == ["answer"] and _presentation_only(head) \
+        if index and ids == ["answer"] and (_presentation_only(head) or _failure_named(head, lex)) \
                 and not any(c.startswith("other:") for c in _named(head, lex)):
             continue  # what the answer brought about, not a second diagnosis: "Late dumping syndrome - hypoglycaemia"
         found = sorted(set(_named(head, lex)))
@@ -475,6 +475,12 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
     # The same condition named twice is one diagnosis ("Upper GI bleed - bleeding duodenal ulcer", both the
     # case's names); two parts that name different conditions, or a rival, are a list.
     restated = ids == ["answer"]
+    # what the answer brought about, offered as one of two words for it, is no rival: "ASD with L-to-R shunt and
+    # signs of right heart volume overload / early CHF"
+    alternatives = [a for index, a in enumerate(alternatives)
+                    if not (index and _split_qualifier(alternatives[0])[1]
+                            and (_presentation_only(_split_qualifier(a)[0]) or _failure_named(a, lex))
+                            and not any(c.startswith("other:") for c in _named(a, lex)))]
     same_alternatives = all(set(_named(_split_qualifier(a)[0], lex)) == {"answer"} for a in alternatives)
     listed = (len(ids) > 1 or (naming_parts > 1 and not restated) or (len(alternatives) > 1 and not same_alternatives)
               or crowded_tail)
@@ -550,6 +556,26 @@ def _presentation_only(part: str) -> bool:
     if named & _FAILURE and named & BODY and tokens <= _FAILURE_QUALIFIERS:  # "heart failure", "right heart strain"
         return True
     return bool(tokens) and tokens <= _PRESENTATIONS
+
+
+_STAGES = frozenset({"early", "mild", "moderate", "severe", "acute", "chronic", "incipient", "decompensated"})
+
+
+def _failure_named(part: str, lex: _Lexicon) -> bool:
+    """Whether ``part`` names only an organ's failure by a name the data knows, whatever its words ("early CHF" is
+    congestive heart failure): what the answer brought about, as in ``_presentation_only``."""
+    from verifier import clinical  # the data's names, where the case's lexicon lacks the condition
+
+    named = _named(part, lex)
+    if len(named) > 1:
+        return False
+    core = " ".join(w for w in part.split() if fold(w) not in _STAGES)
+    aliases = dict(lex.names).get(named[0], ()) if named else tuple(
+        " ".join(words(name)) for name in clinical.diagnosis_names([core]))
+    said = frozenset(w for alias in aliases for w in alias.split())
+    shaped = any((t := content(alias)) & _FAILURE and t & BODY and t - GENERIC - BODY <= _FAILURE_QUALIFIERS
+                 for alias in aliases)
+    return shaped and content(part) - GENERIC - said <= _STAGES
 
 
 @dataclass(frozen=True)

@@ -123,9 +123,9 @@ GRADER_ADDRESS_BROAD = re.compile(
     r"\s+(?:has|have|is|are|was|were)\s+(?:been\s+)?(?:asked|covered|addressed|done|completed|ordered|included))",
     re.IGNORECASE,
 )
-_RECHECK_SENTENCE_RE = re.compile(  # "7.1" does not end a sentence, nor "esp.", "incl.", "e.g." or "i.e.": "Meds, esp. diuretics?"
+_RECHECK_SENTENCE_RE = re.compile(  # "7.1" ends no sentence, nor "esp.", "incl.", "e.g.", "i.e.", "Dr.": "Meds, esp. diuretics?"
     r"(?:[^.?!\n]|\.(?=\d)|(?<=\b[Ee]sp)\.|(?<=\b[Ii]ncl)\.|(?<=\b[Ee])\.(?=[Gg]\.)|(?<=\b[Ee]\.[Gg])\."
-    r"|(?<=\b[Ii])\.(?=[Ee]\.)|(?<=\b[Ii]\.[Ee])\.)+[.?!]*")
+    r"|(?<=\b[Ii])\.(?=[Ee]\.)|(?<=\b[Ii]\.[Ee])\.|(?<=\b[DM]r)\.|(?<=\bMrs)\.|(?<=\bMs)\.)+[.?!]*")
 _RECHECK_ASKING_RE = re.compile(
     r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally)[, ]+)?(?:when|where|what|which|who|whom|whose|why"
     r"|how|any|tell me|describe|(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will|should)\s+"

@@ -87,6 +87,9 @@ _EMERGENCY_RE = re.compile(
     r"|\b(?:you'll|you will|he'll|he will|she'll|she will|they'll|they will) be (?:in|on|going to) (?:the )?"
     r"(?:high[- ]dependency|hdu|icu|itu|intensive care|ccu)\b"
     r"|\btheat(?:re|er)s? (?:now|immediately|straight away|right away|stat|today|tonight)\b"
+    # round 33: a terse plan that opens with resuscitation or admission ("Resus. Two big cannulae ...", "Admit.")
+    r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?)"
+    r"(?=\s*(?:[.,;\n]|\.\.\.)|\s*$)"
     # round 29: "MICU admit."; a critical-care bed as an item of the plan ("Plan: IV ceftriaxone now, ICU, isolation")
     r"|(?:^|(?<=\n))\s*plan\s*[:,-][^.!?\n]*?,\s*(?:[mps]?icu|itu|hdu)(?=\s*[,.;]|\s*$)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
@@ -191,16 +194,16 @@ def _user_regex(pattern: str, ignore_case: bool) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
 
 
-_SENTENCE_RE = re.compile(  # "7.1" does not end a sentence, nor "esp.", "incl.", "e.g." or "i.e.": "Meds, esp. diuretics?"
+_SENTENCE_RE = re.compile(  # "7.1" ends no sentence, nor "esp.", "incl.", "e.g.", "i.e.", "Dr.": "Meds, esp. diuretics?"
     r"(?:[^.?!\n]|\.(?=\d)|(?<=\b[Ee]sp)\.|(?<=\b[Ii]ncl)\.|(?<=\b[Ee])\.(?=[Gg]\.)|(?<=\b[Ee]\.[Gg])\."
-    r"|(?<=\b[Ii])\.(?=[Ee]\.)|(?<=\b[Ii]\.[Ee])\.)+[.?!]*")
+    r"|(?<=\b[Ii])\.(?=[Ee]\.)|(?<=\b[Ii]\.[Ee])\.|(?<=\b[DM]r)\.|(?<=\bMrs)\.|(?<=\bMs)\.)+[.?!]*")
 _AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
 MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
 MOST_OF_GROUP, MOST_OF_GROUP_MIN = 0.75, 4  # a group of 4 or more results is ordered when 3 in 4 are
 _ASIDE_RE = re.compile(r"\([^()]*\)")
 _PURPOSE_RE = re.compile(r"\s(?:for|to|looking for|to look for|to rule out|to exclude|r/o|with|w/)\s", re.IGNORECASE)
 _ASKING_RE = re.compile(
-    r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally|kindly|please)[, ]+)?(?:when|where|what|which|who|why|how|any|tell me|describe|"
+    r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally|kindly|please)[, ]+)?(?:when|where|what|which|who|why|how(?!dy\b)|any|tell me|describe|"
     r"show me|point to|walk me through|take me through|"
     r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
     re.IGNORECASE,
@@ -389,7 +392,8 @@ def _warning_signs(listed: str) -> bool:
 
 
 # "come back sooner, or seek urgent help, if ..."; "ring 999 or go to A&E, if you can't swallow"
-_COMMA_IF_RE = re.compile(r"\s*(?:,?\s*(?:(?:or|and)\s+)?[^,.!?;\n]{1,40}?)?,\s*(?:if|should|in case|whenever|unless)\b",
+_GO_AT_ONCE_RE = re.compile(r"emergency[,:;]?\s+(?:straight\s+away|right\s+away|immediately|at\s+once)", re.IGNORECASE)
+_COMMA_IF_RE = re.compile(r"\s*(?:,?\s*(?:(?:or|and)\s+)?[^,.!?;\n]{1,40}?){0,2},\s*(?:if|should|in case|whenever|unless)\b",
                           re.IGNORECASE)
 _SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|000|a&e|ed|er|emerg|emergency\s+(?:room|department|services)"
                       r"|(?:seek|get)\s+(?:immediate|emergency|urgent))\b",
@@ -421,7 +425,9 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     head = text[max(text.rfind(c, 0, match.start()) for c in ".!?\n;") + 1 : match.start()]
     # "Faint or worse pain: 999." is a condition and an action; "Low oxygen, fast pulse: emergency, admitted now."
     # states what is done now.
-    done_now = bool(_DONE_NOW_RE.match(match.group(0))) and bool(_NOW_RE.search(text[match.start() : match.end() + 40]))
+    # ... but "Exertional chest pain: emergency, straight away." tells where to go, at once, when that happens
+    done_now = bool(_DONE_NOW_RE.match(match.group(0))) and bool(_NOW_RE.search(text[match.start() : match.end() + 40])) \
+        and not _GO_AT_ONCE_RE.fullmatch(match.group(0))
     # ... unless what comes before the colon says it is an emergency ("This is a cardiac emergency: I'm ...");
     # a clipped condition ends with a dash as well as a colon ("Any chest pain with sweating - call 999")
     lead = _CLIP_RE.split(head, maxsplit=1)

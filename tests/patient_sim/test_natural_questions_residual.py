@@ -207,3 +207,16 @@ def test_how_things_are_with_a_parent_answers_home(question: str) -> None:
 def test_a_parent_named_elsewhere_does_not_answer_a_question_about_a_rash() -> None:
     case = _case(chief_complaint="Poor grades", primary_symptoms=["Social withdrawal", _AT_HOME])
     assert _AT_HOME not in _replies(case, "Any rash?")[0]
+
+
+# Round 33 (agentclinic-0090, 0107): a quieter voice is soft speech; catching your breath is breathlessness.
+@pytest.mark.parametrize(("question", "fact"), [
+    ("Has his voice got quieter?", "Soft speech"),
+    ("Has your voice become quieter?", "Soft speech"),
+    ("Any trouble catching your breath?", "No fever or any respiratory symptoms"),
+])
+def test_a_quieter_voice_and_catching_breath(question: str, fact: str) -> None:
+    case = _case(chief_complaint="Tremor of the left hand", primary_symptoms=["Soft speech", "Memory decline"],
+                 review_of_systems=["No fever or any respiratory symptoms"], past_medical_history=["Hypertension"])
+    assert fact in _replies(case, question)[0]
+    assert fact not in _replies(case, "Any rash?")[0]
