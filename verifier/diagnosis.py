@@ -559,19 +559,19 @@ def _presentation_only(part: str) -> bool:
 
 
 _STAGES = frozenset({"early", "mild", "moderate", "severe", "acute", "chronic", "incipient", "decompensated"})
+_HEART_FAILURES = frozenset({"chf", "ccf", "hf", "lvf", "rvf", "adhf", "hfref", "hfpef"})  # diagnoses.yaml's abbreviations
 
 
 def _failure_named(part: str, lex: _Lexicon) -> bool:
     """Whether ``part`` names only an organ's failure by a name the data knows, whatever its words ("early CHF" is
     congestive heart failure): what the answer brought about, as in ``_presentation_only``."""
-    from verifier import clinical  # the data's names, where the case's lexicon lacks the condition
-
     named = _named(part, lex)
+    if not named:  # a heart failure by its abbreviation, which the case's names do not hold ("early CHF")
+        tokens = content(part) - GENERIC
+        return bool(tokens & _HEART_FAILURES) and tokens - _HEART_FAILURES <= _STAGES
     if len(named) > 1:
         return False
-    core = " ".join(w for w in part.split() if fold(w) not in _STAGES)
-    aliases = dict(lex.names).get(named[0], ()) if named else tuple(
-        " ".join(words(name)) for name in clinical.diagnosis_names([core]))
+    aliases = dict(lex.names).get(named[0], ())
     said = frozenset(w for alias in aliases for w in alias.split())
     shaped = any((t := content(alias)) & _FAILURE and t & BODY and t - GENERIC - BODY <= _FAILURE_QUALIFIERS
                  for alias in aliases)
