@@ -38,7 +38,8 @@ run: setup
 
 # Three pytest-xdist workers on two cores (tests/conftest.py gives each one torch thread): a quarter of the
 # suite's time is spent waiting on servers, subprocesses and the browser, and a third worker fills it (measured
-# 2026-12-06: 534 s with three workers, the browser's 31 tests included; 534 s with two and those tests left out).
+# 2026-12-06: 534 s with three workers, the browser's 31 tests included; 534 s with two while those 31 failed at once
+# for want of Chromium).
 # worksteal hands an idle worker half of another's queue, so none waits at the end while another still has a
 # training test or two to run. TEST_WORKERS=0 runs the suite in one process.
 TEST_WORKERS ?= 3
