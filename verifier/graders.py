@@ -31,7 +31,7 @@ from verifier.judge import (
 from verifier.judge_cache import JudgeCache
 from verifier.markers import parse_diagnoses, parse_diagnosis, parse_orders
 from verifier.protocols import Grader
-from verifier.rule_grader import RuleGrader, final_diagnosis_named
+from verifier.rule_grader import RuleGrader, final_diagnosis_named, sentences
 from verifier.types import (
     AskedBeforeDiagnosis,
     AsksAbout,
@@ -123,9 +123,6 @@ GRADER_ADDRESS_BROAD = re.compile(
     r"\s+(?:has|have|is|are|was|were)\s+(?:been\s+)?(?:asked|covered|addressed|done|completed|ordered|included))",
     re.IGNORECASE,
 )
-_RECHECK_SENTENCE_RE = re.compile(  # "7.1" ends no sentence, nor "esp.", "incl.", "e.g.", "i.e.", "Dr.": "Meds, esp. diuretics?"
-    r"(?:[^.?!\n]|\.(?=\d)|(?<=\b[Ee]sp)\.|(?<=\b[Ii]ncl)\.|(?<=\b[Ee])\.(?=[Gg]\.)|(?<=\b[Ee]\.[Gg])\."
-    r"|(?<=\b[Ii])\.(?=[Ee]\.)|(?<=\b[Ii]\.[Ee])\.|(?<=\b[DM]r)\.|(?<=\bMrs)\.|(?<=\bMs)\.)+[.?!]*")
 _RECHECK_ASKING_RE = re.compile(
     r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally)[, ]+)?(?:when|where|what|which|who|whom|whose|why"
     r"|how|any|tell me|describe|(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will|should)\s+"
@@ -161,10 +158,6 @@ def addresses_grader(text: str, *, broad: bool = False) -> bool:
     return (GRADER_ADDRESS_BROAD if broad else GRADER_ADDRESS_STRICT).search(text) is not None
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _RECHECK_SENTENCE_RE.findall(text) if s.strip()]
-
-
 def _clean(sentences: list[str]) -> list[str]:
     return [s for s in sentences if not addresses_grader(s, broad=True)]
 
@@ -172,7 +165,7 @@ def _clean(sentences: list[str]) -> list[str]:
 def _question_sentences(turn: str) -> list[str]:
     return [
         s
-        for s in _sentences(turn)
+        for s in sentences(turn)
         if (s.endswith("?") or _RECHECK_ASKING_RE.match(s)) and not _MARKER_RE.search(s)
     ]
 
@@ -291,7 +284,7 @@ class _Consultation:
     def final(self) -> RecheckView | None:
         if not self.turns:
             return None
-        lines = [" ".join(_clean(_sentences(line))) for line in self.turns[-1].splitlines()]
+        lines = [" ".join(_clean(sentences(line))) for line in self.turns[-1].splitlines()]
         text = "\n".join(line for line in lines if line)
         return RecheckView("final", text) if text else None
 

@@ -237,14 +237,14 @@ _RULE_HEAD_RE = re.compile(
 )
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, stripped (the one splitter the grader and its recheck read)."""
+    return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
+
+
 def questions(turn: str) -> list[str]:
     """The question sentences of a doctor turn: ending in ``?`` or opening with a question form."""
-    out = []
-    for raw in _SENTENCE_RE.findall(turn):
-        sentence = raw.strip()
-        if sentence and (sentence.endswith("?") or _ASKING_RE.match(sentence)):
-            out.append(sentence)
-    return out
+    return [s for s in sentences(turn) if s.endswith("?") or _ASKING_RE.match(s)]
 
 
 class _Transcript:
