@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "15"
+CASE_RUBRIC_VERSION = "16"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -134,6 +134,8 @@ _EMPATHY_TERMS = [
     "frustrating", "lot of news", "really rough", "been rough", "really hard for", "really hard on", "been really hard",
     "stress is really hard", "done the right thing", "i get how",
     "wearing you down", "wears you down",
+    # round 34: "This is a big thing to hear", "You've been carrying this a while"
+    "big thing to hear", "big thing to take in", "been carrying this", "carrying this for", "carrying this alone",
     # tried by hand (stop 48): "It makes sense that you were scared", "Sounds like it's been a tough few weeks"
     "makes sense that you", "makes sense you", "tough few", "been tough", "been a tough", "sounds like it's been",
     "sounds like it has been", "natural to feel", "anyone would be", "anyone would feel",
@@ -182,7 +184,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|emerg|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
 _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|stat|(?:on )?the same day|"
              r"same[- ]day|without waiting|now")
-_NET_EMERGENCY = (r"911|999|988|112|000|an ambulance|emergency services|ems|"
+_NET_EMERGENCY = (r"911|999|988|995|112|000|an ambulance|emergency services|ems|"
                   r"(?:the )?(?:a&e|ed|er|emerg|emergency(?: department| room)?)")
 _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately |eye )*(?:a&e|ed|er|emerg|999|911|988|"
                  r"112|111|000|emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|escalate|"
@@ -191,11 +193,13 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"(?:the )?crisis (?:line|team)|samaritans|(?:press |use |hit |ring )?(?:the |your )?(?:buzzer|call bell|call button|bell))"
                  r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away)"
                  r"|(?:call|ring|phone)(?: us| me)? (?:the )?same[- ]day"  # "...: call same day or ER"
-                 r"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|911|999|988|111|112|"
+                 r"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|911|999|988|995|111|112|"
                  r"nurses?|nursing|doctor|gp|help)"
                  r"|(?:call|shout) out"  # on the ward: "Worse pain, faint, more breathless: call out immediately."
                  # "Post-op fever, swelling, worse pain: back straight away."
                  r"|back (?:straight away|right away|immediately|at once|asap)"
+                 # round 34: "Regrowth, new lump, skin or nipple change, armpit lump: back to me."
+                 r"|back to (?:me|us|the clinic|clinic|the surgery|your gp|your doctor)"
                  r"|get in touch)\b")
 # The help said in the next sentence: "If it suddenly gets much worse, the bone may have broken. Go to A&E."
 _NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hospital|urgent care)|come (?:straight |right )?back|"
@@ -254,7 +258,7 @@ _SAFETY_NET_RE = (
     r"(?:come|coming|go|going|call|calling|ring|phone|dial|get|getting|seek|seeking|return|head|heading)\b"
     # a condition led by "any": "Any further fits, breathing pauses or colour change, call the nurse at once."
     # "Anything worse, more faint, more pain, breathless, press the bell at once."
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:any\s+|anything\s+(?=(?:worse|new|unusual|different|concerning)\b))"
+    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))(?:any\s+|anything\s+(?=(?:worse|new|unusual|different|concerning)\b))"
     rf"{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let|press)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
@@ -593,7 +597,9 @@ def _shared_words(texts: list[str]) -> frozenset[str]:
         return frozenset()
     counts: dict[str, int] = {}
     for text in texts:
-        for key in {group[0] for group in question_keys(text)}:
+        # a group's first key, and the place it names wherever it stands ("No discharge" from the swelling: the lesion)
+        for key in {key for group in question_keys(text) for key in group
+                    if key == group[0] or key.startswith(clinical.SITE)}:
             counts[key] = counts.get(key, 0) + 1
     return frozenset(w for w, n in counts.items() if n >= 2)
 

@@ -49,6 +49,14 @@ BODY = frozenset(
     back neck joint joints muscle muscles bone bones blood throat ear ears eye eyes leg legs arm arms
     womb pelvic pelvis""".split()
 )
+# Where a condition shows, its side and the part of a limb: "Haemophilia A, right knee haemarthrosis", "torn flexor
+# tendon at the tip of the right ring finger". They say where, never which condition, so they add no words to the
+# diagnosis.
+SITES = frozenset(
+    """r l rt lt bilateral both side sided knee knees wrist wrists ankle ankles elbow elbows shoulder shoulders hip hips
+    hand hands foot feet finger fingers fingertip fingertips thumb thumbs toe toes ring index middle little tip
+    base""".split()
+)
 # "not" that rules out; "not excluding X", "not sure" keep X in play (a hedge)
 _RULES_OUT_NOT = r"not(?!\s+(?:excluding|excluded|yet|ruled|sure|certain|clear|definite))"
 _NEGATION = re.compile(
@@ -108,7 +116,7 @@ _PENDING = re.compile(r"\s*(?:[,;]\s*|\(\s*|\s[-\u2013\u2014]\s*)(?:(?:presumpti
 # to ..."): with the case's diagnosis as the cause, the statement names it. A rival condition never stands first.
 _PRESENTATIONS = frozenset("""hyperviscosity sciatica radiculopathy myelopathy neuropathy neuralgia anaemia anemia jaundice
     hypercalcemia hyponatremia hypokalemia hypoglycemia seizure seizures syncope ascites effusion
-    hydronephrosis""".split())
+    hydronephrosis hemarthrosis""".split())
 # An organ's failure is what a condition brought about, named after it: "Atrial septal defect, L→R shunt, heart failure".
 _FAILURE = frozenset({"failure", "strain", "shock"})
 _FAILURE_QUALIFIERS = _FAILURE | {"congestive", "decompensated", "cardiogenic", "causing", "secondary"}
@@ -124,6 +132,9 @@ _SPELLING = (
     ("aemia", "emia"), ("ae", "e"),
 )
 _WORD = re.compile(r"[a-z0-9]+")
+# One word for one meaning: a torn tendon is a ruptured one ("torn flexor tendon", "rupture of the flexor digitorum
+# profundus tendon"). "Tear" stays itself: a Mallory-Weiss tear is not an oesophageal rupture.
+_SAME_WORD = {"torn": "rupture", "ruptured": "rupture"}
 
 # Common conditions, one line each: a name and its aliases separated by "|". Used to tell a list of
 # conditions from one condition with qualifiers; a case adds its own differential.
@@ -277,6 +288,7 @@ def fold(word: str) -> str:
     for british, american in _SPELLING:
         if british in word:
             word = word.replace(british, american)
+    word = _SAME_WORD.get(word, word)
     if word.endswith("s") and len(word) > 4 and not word.endswith(("ss", "us", "is", "as", "os")):
         word = word[:-1]
     return word
@@ -552,7 +564,7 @@ def _presentation_only(part: str) -> bool:
     """Whether ``part`` names a presentation and nothing else ("hypoglycaemia", "with seizures"), or what it
     followed ("hypoglycaemia post sleeve gastrectomy")."""
     named = content(re.split(r"\s+post\s", part, maxsplit=1)[0])
-    tokens = named - GENERIC - BODY
+    tokens = named - GENERIC - BODY - SITES
     if named & _FAILURE and named & BODY and tokens <= _FAILURE_QUALIFIERS:  # "heart failure", "right heart strain"
         return True
     return bool(tokens) and tokens <= _PRESENTATIONS
@@ -661,7 +673,7 @@ def match_diagnosis(
     # rupture of the flexor digitorum profundus tendon", both the case's names).
     named = [tokens for tokens in _accepted_heads(accepted) if tokens <= stated_tokens]
     if named:
-        extra = head_tokens - frozenset().union(*named) - GENERIC
+        extra = head_tokens - frozenset().union(*named) - GENERIC - SITES
         aside = aside_tokens - frozenset().union(*named) - GENERIC
         if len(extra) > MAX_EXTRA_WORDS or len(aside) > MAX_ASIDE_WORDS:
             return Match(False, f"{len(extra)} words beyond the diagnosis and {len(aside)} in brackets: "

@@ -598,9 +598,13 @@ def _ordered_names(check: OrderedTest, transcript: _Transcript) -> str | None:
     if check.holds and (held == set(check.holds)
                         or (len(check.holds) >= MOST_OF_GROUP_MIN and len(held) >= MOST_OF_GROUP * len(check.holds))):
         return " + ".join(together)
-    for parts in panels.values():
+    # A panel ordered part by part: all of it, most of four or more, or the core the data names ("PT, APTT" is the
+    # coagulation screen; "PT, thrombin time" is not)
+    for panel, parts in panels.items():
         named = parts & set(parts_named)
-        if named == parts or (len(parts) >= MOST_OF_GROUP_MIN and len(named) >= MOST_OF_GROUP * len(parts)):
+        core = clinical.core_of(panel)
+        if named == parts or (len(parts) >= MOST_OF_GROUP_MIN and len(named) >= MOST_OF_GROUP * len(parts)) \
+                or (core and core <= named):
             return " + ".join(dict.fromkeys(parts_named[t] for t in sorted(named)))
     return None
 

@@ -61,7 +61,8 @@ def test_lay_words_for_apathy(question: str, asked: bool) -> None:
 
 @pytest.mark.parametrize(("orders", "ordered"), [
     ("CBC w/ plt, PT/INR, aPTT, TT", True),
-    ("PT/INR, aPTT", False),  # half the screen
+    ("PT/INR, aPTT", True),  # half the screen, ordered part by part, is the screen (round 34's examiners)
+    ("PT/INR", False),  # one part is not
 ])
 def test_tt_is_the_thrombin_time_of_a_clotting_screen(orders: str, ordered: bool) -> None:
     case = _case(final_diagnosis="Haemophilia A", recommended_tests=["Coagulation screen"])

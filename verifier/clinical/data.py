@@ -87,6 +87,9 @@ class _Entry(BaseModel):
     # a broad name that an order of any one member fills ("Genetic testing" by a JAK2 test): one way only,
     # so ordering the broad name never counts as ordering a member
     members: list[str] = Field(default_factory=list)
+    # the parts that, ordered together one by one, are the panel as clinicians order it ("PT, APTT" is the
+    # coagulation screen); without it, all the parts, or most of four or more
+    core: list[str] = Field(default_factory=list)
     routine: bool = False
 
 
@@ -112,7 +115,7 @@ class TestsData(BaseModel):
             if duplicates:
                 raise ValueError(f"{kind}: duplicate ids {duplicates}")
             for entry in entries:
-                missing = [p for p in [*entry.parts, *entry.members] if p not in ids]
+                missing = [p for p in [*entry.parts, *entry.members, *entry.core] if p not in ids]
                 if missing:
                     raise ValueError(f"{kind}: {entry.id!r} has unknown parts or members {missing}")
         return self
@@ -239,6 +242,7 @@ class _Layer:
     stems: dict[str, str]
     parts: dict[str, frozenset[str]]  # test or site key -> its parts' keys, recursively
     members: dict[str, frozenset[str]]  # broad test key -> the tests any of which fills it (and their parts)
+    core: dict[str, frozenset[str]]  # panel key -> the parts that, ordered together, are the panel
     routine: frozenset[str]
     intents: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...]
     generic: frozenset[str]
@@ -326,6 +330,7 @@ def _layer() -> _Layer:
     parts = _closure(direct)
     members = {TEST + e.id: frozenset(m for member in e.members for m in (TEST + member, *parts.get(TEST + member, ())))
                for e in tests.tests if e.members}
+    core = {TEST + e.id: frozenset(TEST + p for p in e.core) for e in tests.tests if e.core}
     signs = frozenset(c.id for c in language.concepts if c.sign)
     found_by = {c.id: tuple(c.found_by) for c in language.concepts if c.found_by}
     unknown = sorted({k for keys in found_by.values() for k in keys if k not in names})
@@ -334,7 +339,7 @@ def _layer() -> _Layer:
     unknown = sorted(k for k in language.systems if k not in names)
     if unknown:
         raise ValueError(f"{LANGUAGE_FILE}: systems names unknown sites {unknown}")
-    return _Layer(phrases=phrases, order_phrases=order_phrases, placed_as=placed_as, stems=stems, parts=parts, members=members, routine=routine, intents=intents,
+    return _Layer(phrases=phrases, order_phrases=order_phrases, placed_as=placed_as, stems=stems, parts=parts, members=members, core=core, routine=routine, intents=intents,
                   generic=frozenset(language.generic), signs=signs, whole=frozenset(c.id for c in language.concepts if c.whole),
                   conditions=frozenset(c.id for c in language.concepts if c.condition),
                   systems={site: frozenset(keys) for site, keys in language.systems.items()},

@@ -190,6 +190,12 @@ def parts_of(key: str) -> frozenset[str]:
     return _layer().parts.get(key, frozenset())
 
 
+def core_of(key: str) -> frozenset[str]:
+    """The parts of a panel that, ordered together one by one, are the panel ("PT, APTT": the coagulation screen);
+    none where the data names none."""
+    return _layer().core.get(key, frozenset())
+
+
 def is_exam(order: str) -> bool:
     return EXAM in read_order(order).methods
 
