@@ -749,7 +749,10 @@ def _build(case: Case) -> Rubric:
         items.append(_item("Plans prompt (same-day) assessment of the right diagnosis rather than routine follow-up.",
                            3, PLAN, "triage",
                            MentionsAny(terms=[*_URGENT_TERMS, *_NOW_TERMS], scope="response", requires_diagnosis=True,
-                                       for_diagnosis=synonyms)))
+                                       for_diagnosis=synonyms,
+                                       # the test that makes the diagnosis, done at this visit: assessed the same day
+                                       or_ordered=[t for t in tests if not clinical.is_routine(t)
+                                                   and not clinical.is_exam(t)])))
     else:
         items.append(_item("Gives a clear management plan for the right diagnosis: treatment, follow-up or referral.",
                            3, PLAN, "plan",

@@ -762,6 +762,9 @@ def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:
         return consultation
     if isinstance(check, MentionsAny):
         hit = _mentions_any(transcript.text(check.scope), check.terms)
+        if hit is None and check.or_ordered \
+                and (ordered := _ordered_names(OrderedTest(tests=check.or_ordered), transcript)) is not None:
+            return True, f"assessed at this visit: ordered {ordered!r}"
         return (hit is not None, f"mentions {hit!r}" if hit else f"mentions none of {check.terms}")
     if isinstance(check, MentionsAll):
         text = transcript.text(check.scope)

@@ -47,6 +47,9 @@ class MentionsAny(_CheckBase):
     kind: Literal["mentions_any"] = "mentions_any"
     terms: list[str] = Field(min_length=1)
     scope: Scope = "assistant"
+    # Met too when one of these tests was ordered in the consultation: a prompt assessment that happened at this
+    # visit ("same-day CT KUB") needs no words promising one.
+    or_ordered: list[str] = Field(default_factory=list)
 
 
 class MentionsAll(_CheckBase):

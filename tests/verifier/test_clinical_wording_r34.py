@@ -126,3 +126,14 @@ def test_the_differential_writers_weigh_in_their_own_words(case_id: str, conside
     case = next(c for c in project_cases() if c.id == case_id)
     turns = [f"DIAGNOSIS: {case.final_diagnosis}\n{considered} Plan as discussed."]
     assert _met(case, turns, "Considers a relevant differential") is met
+
+
+@pytest.mark.parametrize(("orders", "assessed"), [
+    ("REQUEST TEST: urine dip, CT KUB", True),  # the scan that makes the diagnosis, done at this visit
+    ("REQUEST TEST: urine dip, U&Es", False),  # first-line tests only: nothing says the assessment was prompt
+])
+def test_a_prompt_assessment_done_at_this_visit(orders: str, assessed: bool) -> None:
+    case = next(c for c in project_cases() if c.id == "renal-colic")
+    turns = ["Where is the pain and does it move?", orders,
+             f"DIAGNOSIS: {case.final_diagnosis}\nTamsulosin and painkillers; urology clinic in two weeks."]
+    assert _met(case, turns, "Plans prompt (same-day) assessment") is assessed
