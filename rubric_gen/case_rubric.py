@@ -136,6 +136,10 @@ _EMPATHY_TERMS = [
     "wearing you down", "wears you down",
     # round 34: "This is a big thing to hear", "You've been carrying this a while"
     "big thing to hear", "big thing to take in", "been carrying this", "carrying this for", "carrying this alone",
+    # round 35: "that's a lot to carry", "There's poorly she's been" (Welsh), "You did right calling"; "Hang in there",
+    # marked empathy by three examiners of four (rounds 30, 34, 35)
+    "lot to carry", "poorly she's been", "poorly he's been", "poorly you've been", "there's poorly",
+    "did right calling", "did right to call", "did right coming", "right to call", "hang in there",
     # tried by hand (stop 48): "It makes sense that you were scared", "Sounds like it's been a tough few weeks"
     "makes sense that you", "makes sense you", "tough few", "been tough", "been a tough", "sounds like it's been",
     "sounds like it has been", "natural to feel", "anyone would be", "anyone would feel",
@@ -264,6 +268,10 @@ _SAFETY_NET_RE = (
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
     # "Urgent: chest pain, fainting, breathless at rest", "Same-day review: pale stools, dark urine, ..."
     rf"|\b(?:urgent(?:ly)?|same[- ]day (?:review|check|appointment|assessment|visit))\s*:\s*{_IN_SENTENCE}{{3,120}},"
+    # round 35: "Same-day eval for a hot, swollen joint, fever, or withdrawal sx" ("Same-day review for your results" is
+    # a booking)
+    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))same[- ]day(?:\s+(?:eval\w*|review|check|visit|appointment|assessment|care|exam\w*))?"
+    rf"\s+(?:for|if|with)\s+(?!{CARE_WORDS}){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
     # "Same day/999: fever, rigors, breathless"; "Back to ED for rapid spread, unable to tolerate PO, fever"
     rf"|\bsame[- ]day\s*/\s*(?:{_NET_EMERGENCY})\s*:\s*{_IN_SENTENCE}{{3,120}},"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back to (?:the )?(?:{_NET_EMERGENCY}|us|clinic)\s+(?:for|if|with)\s+(?!{CARE_WORDS}){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"

@@ -97,6 +97,10 @@ _EMERGENCY_RE = re.compile(
     # round 30: "We'll admit you, give oxygen, and start anticoagulation immediately"
     r"|(?:we'll|we\s+will|i'll|i\s+will|we're\s+going\s+to|i'm\s+going\s+to)\s+admit\s+(?:you|her|him|them)\b"
     r"|\bstay(?:ing)?\s+in\s+(?:overnight|tonight)\b"
+    # round 35: remote care flies the patient out ("Medevac to an ICU in Anchorage", "RFDS retrieval"); the team comes
+    # for them ("MICU is coming down to admit you")
+    r"|\bmedevac\w*|\bmedical\s+evacuation\b|\b(?:flight|retrieval)\s+(?:team|crew)\b|\brfds\b|\bflying\s+doctors?\b"
+    r"|\b(?:coming|come|here)\s+(?:down\s+|up\s+|over\s+)?to\s+admit\s+(?:you|her|him|them)\b"
     # admitted to a team, a ward or for observation, or today: "Admit to medicine, telemetry", "admit under the
     # respiratory team", "Direct admit to the ward tonight", "You'll need to be admitted today"
     r"|(?:admit(?:ted|ting)?|admission)\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:(?:today|tonight|overnight)\b"
@@ -216,7 +220,9 @@ _CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise|
 _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|treatment|disposition|actions?|impression|assessment|diagnosis|next steps?|now"
                            r"|immediately|right now|emergency"
                            r"|what(?:'s| is)?\s+(?:happens|happening|we(?:'ll|\s+will|'re\s+going\s+to)?\s+do|"
-                           r"i(?:'ll|\s+will|'m\s+going\s+to)\s+do|needs\s+to\s+happen)(?:\s+now|\s+next)?)\b",
+                           r"i(?:'ll|\s+will|'m\s+going\s+to)\s+do|needs\s+to\s+happen)(?:\s+now|\s+next)?"
+                           # round 35: what the place lacks, then where the patient goes ("No OR here: medevac launched")
+                           r"|(?:[-*\u2022]\s*)?no\s+(?:[\w/&-]+\s+){1,3}(?:here|on\s+site|in\s+(?:this|the)\s+(?:clinic|village|practice))\s*(?=:))\b",
                            re.IGNORECASE)
 _KEPT_IN_RE = re.compile(r"(?:keep(?:ing)?\s+(?:you|her|him|them)|be\s+kept)\s+in\b", re.IGNORECASE)
 # "You need to stay in hospital" is kept in now; "You'll need to stay in hospital after the operation" is not

@@ -90,6 +90,8 @@ def test_pain_of_the_swelling_is_still_asked_as_pain_beside_its_discharge(questi
 @pytest.mark.parametrize(("question", "asked"), [
     ("Every class, or certain activities?", True),
     ("Is it all teachers and subjects, or particular ones like gym?", True),
+    ("Why does he skip gym - pain, embarrassment, teasing?", True),
+    ("Energy drinks, gym supplements?", False),
     ("Every class?", False),
 ])
 def test_school_activities_asked_as_certain_activities(question: str, asked: bool) -> None:
