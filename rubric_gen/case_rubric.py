@@ -140,6 +140,8 @@ _EMPATHY_TERMS = [
     # marked empathy by three examiners of four (rounds 30, 34, 35)
     "lot to carry", "poorly she's been", "poorly he's been", "poorly you've been", "there's poorly",
     "did right calling", "did right to call", "did right coming", "right to call", "hang in there",
+    # round 36: "Not your doing, my dear", "You've done everything right", "you're doing all the right things"
+    "not your doing", "done everything right", "doing all the right things", "done right to bring",
     # tried by hand (stop 48): "It makes sense that you were scared", "Sounds like it's been a tough few weeks"
     "makes sense that you", "makes sense you", "tough few", "been tough", "been a tough", "sounds like it's been",
     "sounds like it has been", "natural to feel", "anyone would be", "anyone would feel",
@@ -246,7 +248,11 @@ _SAFETY_NET_RE = (
     rf"(?:medical )?(?:help|care|attention|advice|review)"
     # told, not done: "Get urgent help for chest pain" opens its sentence ("we will get urgent help for ..." does not)
     rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
-    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate|attend|present to)\b{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate|attend|present to"
+    r"|(?:call|ring|page|buzz) (?:the |a |your )?nurses?)\b"  # round 36: "Call nurse for more drowsiness, seizure, ..."
+    rf"{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    # round 36: a first step, then the emergency: "Shaky, sweaty, confused again: juice, then 911."
+    rf"|(?:^|[.!?\n])[^.!?\n:]{{3,120}}:\s*[^.!?\n]{{1,40}}?\bthen\s+(?:(?:call|ring|dial|phone)\s+)?(?:{_NET_EMERGENCY})\b"
     # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
     # and with its condition: "999 if breathless, chest pain, coughing blood", "ED/911 right away for SOB"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:back\s*/\s*)?(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY})){{0,2}}(?:\s+(?:{_NET_SOON}))?"

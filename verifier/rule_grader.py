@@ -338,7 +338,9 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
               r"|this|that|it|ed|er|a&e|hospital|resus\w*|theatres?|gyna?e\w*|team"  # "999 called, for ED/gynae now"
               r"|lap|\w+ectomy|\w+otomy|\w+oscopy|laparoscop\w*|repair)\b")  # "Surgeons called now for lap appendicectomy"
 _FOR_CONDITION_RE = re.compile(
-    r"^\s*(?:(?:(?:or|and)\s+|/\s*)(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for", "the ED/call 911 for"
+    # round 36: a bracketed aside first, or the help inside it: "Seek urgent help (999 or A&E) for chest pain"
+    r"^\s*(?:\([^()\n]{1,40}\)\s*|\)\s*)?"
+    r"(?:(?:(?:or|and)\s+|/\s*)(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for", "the ED/call 911 for"
     r"(?:(?:,|\s[-\u2013\u2014])\s*[^.!?\n;,]{1,40}?(?:,|\s[-\u2013\u2014])\s*|,\s*)?"  # "Get urgent help, ED or call an ambulance, for ..."
     rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now|(?:the\s+)?same[- ]day)\s+)?(?:for|with)(?:\s*:)?\s+(?!{CARE_WORDS})",
     re.IGNORECASE,
