@@ -123,6 +123,11 @@ def test_the_coagulation_screen_ordered_as_pt_and_aptt() -> None:
     ("renal-colic", "I also thought about the main tummy blood vessel, but your scan is reassuring.", True),
     ("renal-colic", "No pulsatile mass, so I'm not worried about an aortic problem.", True),
     ("renal-colic", "Your blood pressure is fine.", False),
+    # round 36
+    ("giant-cell-arteritis", "I did consider a jaw joint problem or an ordinary headache, but the ESR is 90.", True),
+    ("giant-cell-arteritis", "Your jaw and your head both ache.", False),
+    ("mechanical-low-back-pain", "I don't reckon a slipped disc is pinching a nerve.", True),
+    ("mechanical-low-back-pain", "Your back muscles are tight.", False),
 ])
 def test_the_differential_writers_weigh_in_their_own_words(case_id: str, considered: str, met: bool) -> None:
     case = next(c for c in project_cases() if c.id == case_id)

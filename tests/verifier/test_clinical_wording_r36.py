@@ -1,13 +1,13 @@
 """Round 36 (data/natural/dev/*-r36.yaml): what its examiners marked met and the grader missed or wrongly penalised,
 in general form, each beside a lookalike that must come out the other way. Causes joined by a slash before "-related",
 the emergency help in brackets before its conditions, a nurse called for a list of signs, a first step before the
-emergency, the lay "were you sick", the differential weighed in lay words, the mother's type and screen."""
+emergency, the lay "were you sick", the mother's type and screen. The differentials weighed in lay words are in
+round 34's table (`test_clinical_wording_r34.py`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from patient_sim.cases import project_cases
 from tests.verifier.test_clinical_wording import _case, _met
 from tests.verifier.test_clinical_wording_r25 import _asked, _imported, _stated
 from verifier.rule_grader import _recommends_emergency
@@ -65,18 +65,6 @@ def test_lay_and_clinical_words_for_findings(finding: str, question: str, asked:
 def test_lifelong_or_acquired_asks_the_onset(question: str, asked: bool) -> None:
     case = _imported("Pain")
     assert _asked(case, question, "Before giving a diagnosis, asks about when the symptoms started") is asked
-
-
-@pytest.mark.parametrize(("case_id", "considered", "met"), [
-    ("giant-cell-arteritis", "I did consider a jaw joint problem or an ordinary headache, but the ESR is 90.", True),
-    ("giant-cell-arteritis", "Your jaw and your head both ache.", False),
-    ("mechanical-low-back-pain", "I don't reckon a slipped disc is pinching a nerve.", True),
-    ("mechanical-low-back-pain", "Your back muscles are tight.", False),
-])
-def test_the_differential_weighed_in_lay_words(case_id: str, considered: str, met: bool) -> None:
-    case = next(c for c in project_cases() if c.id == case_id)
-    turns = [f"DIAGNOSIS: {case.final_diagnosis}\n{considered} Plan as discussed."]
-    assert _met(case, turns, "Considers a relevant differential") is met
 
 
 @pytest.mark.parametrize(("order", "ordered"), [
