@@ -137,7 +137,7 @@ _EMPATHY_TERMS = [
     # round 34: "This is a big thing to hear", "You've been carrying this a while"
     "big thing to hear", "big thing to take in", "been carrying this", "carrying this for", "carrying this alone",
     # round 35: "that's a lot to carry", "There's poorly she's been" (Welsh), "You did right calling"; "Hang in there",
-    # marked empathy by three examiners of four (rounds 30, 34, 35)
+    # marked empathy four times (rounds 30, 34, 35, 36) and not three times (rounds 25, 29, 30)
     "lot to carry", "poorly she's been", "poorly he's been", "poorly you've been", "there's poorly",
     "did right calling", "did right to call", "did right coming", "right to call", "hang in there",
     # round 36: "Not your doing, my dear", "You've done everything right", "you're doing all the right things"

@@ -541,6 +541,7 @@ def _gloss(part: str, lex: _Lexicon) -> bool:
     return bool(_GLOSS.match(part)) and not _named(part, lex)
 
 
+# Causes joined by a slash before "-related" are one cause ("NSAID/ASA-related"), not a hedge between two ("A/B").
 _SLASHED_CAUSE = re.compile(r"\b\w+(?:\s*/\s*\w+)+(?=-(?:related|induced|associated|provoked)\b)", re.IGNORECASE)
 # A gloss after a colon reads as one after a comma: "Jersey finger: a tear of ...", "Anaemia of prematurity: his body
 # isn't making enough erythropoietin yet".
