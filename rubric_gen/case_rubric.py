@@ -31,7 +31,7 @@ from functools import lru_cache
 from rubric_gen.validate import ACCURACY, COMMUNICATION, LOGIC, PLAN, SAFETY
 from verifier import clinical
 from verifier.diagnosis import BODY, GENERIC, words
-from verifier.rule_grader import CARE_WORDS
+from verifier.rule_grader import CARE_WORDS, EMERGENCY_NUMBERS, HELP_NUMBERS, URGENT_NUMBERS
 from verifier.types import (
     AsksAbout,
     Case,
@@ -161,7 +161,7 @@ _NET_TELL = (r"(?:tell|alert) (?:us|me|staff|the (?:ward )?staff|ward staff|the 
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|(?:not|n't) settl\w*|"
                r"persists?|develop\w*|new|"
                r"change\w*|returns?|come (?:straight |right )?back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
-               rf"same[- ]day|{_NET_TELL}|emergency|urgent\w*|911|999|988|112|111|000|a&e|ed|er|ambulance|"
+               rf"same[- ]day|{_NET_TELL}|emergency|urgent\w*|{HELP_NUMBERS}|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
 _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the child|your \w+))(?: straight| right)?(?: back)?"
@@ -171,7 +171,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"flag (?:it|this|that)(?: up)?(?: (?:straight away|right away|immediately|at once))?|"  # "Flag it straight away, ..., if"
            r"(?:call|ring|phone|shout)(?= (?:immediately|straight away|right away|at once|now)\b)|"  # "Call immediately if floppy"
            r"(?:call|ring|phone|dial) (?:an )?ambulance|(?:call|ring|phone|dial) triple zero|"  # "escalate at once for ..."
-           r"(?:call|ring|phone|dial|contact|see|calling|ringing|phoning|dialling|dialing) (?:us|me|911|999|112|111|an ambulance|emergency services|the (?:surgery|"
+           rf"(?:call|ring|phone|dial|contact|see|calling|ringing|phoning|dialling|dialing) (?:us|me|{HELP_NUMBERS}|an ambulance|emergency services|the (?:surgery|"
            r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours|nurses?|midwife)|your (?:gp|doctor|midwife|team|nurse)|a doctor|"
            r"someone)|seek (?:\w+ ){0,2}(?:help|care|advice|attention|review)|get (?:\w+ )?(?:help|care|seen|checked|advice)|"
            rf"get in touch|be seen|{_NET_TELL}|"
@@ -180,7 +180,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"let (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?|a doctor) know|"
            r"(?:call|ring|phone) (?:sooner|earlier|back sooner)|"
            # round 32: "Call nurse now if ...", "999 if slow to recover", "review in 4 weeks, or sooner if ..."
-           r"(?:call|ring|page|buzz) (?:the |a |your )?nurses?|(?:911|999|112|000)(?= (?:if|should|whenever)\b)|or sooner|"
+           rf"(?:call|ring|page|buzz) (?:the |a |your )?nurses?|(?:{HELP_NUMBERS})(?= (?:if|should|whenever)\b)|or sooner|"
            # round 33: "Nursing: page immediately for recurrent sz", "RN: page stat for sz, apnea, brady"
            r"page(?: (?:me|us|the (?:team|doctor|registrar|resident|on-call)))?(?= (?:immediately|stat|straight away|right away|at once|now)\b)|"
            r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:to )?(?:the )?(?:a&e|ed|er|emerg|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
@@ -190,16 +190,16 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|emerg|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
 _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|stat|(?:on )?the same day|"
              r"same[- ]day|without waiting|now")
-_NET_EMERGENCY = (r"911|999|988|995|112|000|an ambulance|emergency services|ems|"
+_NET_EMERGENCY = (rf"{URGENT_NUMBERS}|an ambulance|emergency services|ems|"
                   r"(?:the )?(?:a&e|ed|er|emerg|emergency(?: department| room)?)")
-_NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |immediately |eye )*(?:a&e|ed|er|emerg|999|911|988|"
-                 r"112|111|000|emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|escalate|"
+_NET_TERMINAL = (rf"(?:(?:straight |go |come |back |to |the |get |head |now |immediately |eye )*(?:a&e|ed|er|emerg|{HELP_NUMBERS}|"
+                 r"emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|escalate|"
                  r"same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty|"
                  r"(?:the )?crisis (?:line|team)|samaritans|(?:press |use |hit |ring )?(?:the |your )?(?:buzzer|call bell|call button|bell))"
                  r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away)"
                  r"|(?:call|ring|phone)(?: us| me)? (?:the )?same[- ]day"  # "...: call same day or ER"
-                 r"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|911|999|988|995|111|112|"
+                 rf"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|{HELP_NUMBERS}|"
                  r"nurses?|nursing|doctor|gp|help)"
                  r"|(?:call|shout) out"  # on the ward: "Worse pain, faint, more breathless: call out immediately."
                  # "Post-op fever, swelling, worse pain: back straight away."
@@ -209,7 +209,7 @@ _NET_TERMINAL = (r"(?:(?:straight |go |come |back |to |the |get |head |now |imme
                  r"|get in touch)\b")
 # The help said in the next sentence: "If it suddenly gets much worse, the bone may have broken. Go to A&E."
 _NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hospital|urgent care)|come (?:straight |right )?back|"
-             r"(?:call|ring|phone|dial) (?:911|999|112|111|an ambulance|us|me|the (?:surgery|practice|clinic|ward|team|doctor|"
+             rf"(?:call|ring|phone|dial) (?:{HELP_NUMBERS}|an ambulance|us|me|the (?:surgery|practice|clinic|ward|team|doctor|"
              r"gp)|your (?:gp|doctor))|seek (?:\w+ )?(?:help|care|attention|advice)|return (?:straight away|immediately|promptly|"
              r"sooner|urgently|to (?:the )?(?:a&e|ed|er|hospital))")
 # Inside one sentence: a decimal point ("a fever over 100.4", "38.5") does not end it.
@@ -217,7 +217,7 @@ _IN_SENTENCE = r"(?:[^.!?\n]|(?<=\d)\.(?=\d)|\.\.\.)"  # nor an ellipsis: "If th
 # What makes advice conditional, besides "if": "in the unlikely event that", "with any of these", "any one of these".
 _NET_IF = (r"if|should|in case|whenever|unless|in the (?:unlikely )?event|with any of (?:these|those|them)"
            r"|any (?:one )?of (?:these|those|the following)|at the first sign|the moment you")
-_NET_HELP_PLACE = r"(?:the )?(?:a&e|ed|er|emergency(?: department| room)?|999|911|000|112|hospital|urgent care)"
+_NET_HELP_PLACE = rf"(?:the )?(?:a&e|ed|er|emergency(?: department| room)?|{EMERGENCY_NUMBERS}|hospital|urgent care)"
 # What to watch for, listed, then the help, in that sentence or the next: "Warning signs, now and after surgery: fever,
 # worsening distension, lethargy. Tell staff right away"; "Watch for fever or drowsiness. These need immediate medical
 # attention" ("No red flags today." is not advice)
@@ -235,13 +235,13 @@ _SAFETY_NET_RE = (
     # "Straight to A&E with any weakness ...", "Red flags (go to ED): fever ...", "ED/911 prn worsening sx"
     rf"|\b(?:straight|right) (?:back )?to {_NET_HELP_PLACE}\b{_IN_SENTENCE}{{0,20}}\b(?:with|for|if) (?:any|a|an)\b"
     rf"|\(\s*(?:go|come|head|return) (?:straight |back )?to {_NET_HELP_PLACE}\s*\)\s*:"
-    rf"|\b(?:a&e|ed|er|911|999|000|112|rtc)\b{_IN_SENTENCE}{{0,15}}\bprn\b"
+    rf"|\b(?:a&e|ed|er|{EMERGENCY_NUMBERS}|rtc)\b{_IN_SENTENCE}{{0,15}}\bprn\b"
     # a condition, then an arrow to the help: "Worsening abdo pain, fever or PR bleeding -> present to ED"
     rf"|(?<=[\w)])\s*(?:\u2192|->)\s*{_IN_SENTENCE}{{0,30}}\b{_NET_HELP_PLACE}\b"
     # the American chart's "ER precautions discussed", "RTC/ER precautions reviewed", "Return/ED precautions given"
     r"|\b(?:return|rtc|er|ed|a&e|strict return)(?:\s*/\s*(?:er|ed|return|rtc))?\s+precautions\b"
     # "that's an A&E job", "that's 999, not us"; the condition asked first: "... drooling? Then it's straight to A&E"
-    r"|\bthat'?s (?:an? )?(?:a&e|ed|er|999|911|000)\b"
+    rf"|\bthat'?s (?:an? )?(?:a&e|ed|er|{EMERGENCY_NUMBERS})\b"
     rf"|\?\s+then\b{_IN_SENTENCE}{{0,60}}\b(?:{_NET_ACTION})\b"
     rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY})|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
     rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) "

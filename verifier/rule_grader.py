@@ -43,18 +43,25 @@ logger = logging.getLogger(__name__)
 
 RULE = "rule"
 
+# The telephone numbers a plan may send the patient to, one list per meaning (regex alternations):
+# an ambulance in the US and Canada, the UK, Europe, Australia and Singapore; also a crisis line (988, the US);
+# also advice on where to go (NHS 111). Care now names only the first; safety-netting may name any.
+EMERGENCY_NUMBERS = "911|999|112|000|995"
+URGENT_NUMBERS = f"{EMERGENCY_NUMBERS}|988"
+HELP_NUMBERS = f"{URGENT_NUMBERS}|111"
+
 _EMERGENCY_RE = re.compile(
-    r"\b(?:call(?:ing)?\s+(?:911|999|112|000|an\s+ambulance|emergency\s+services|for\s+an\s+ambulance|ems\b)"
+    rf"\b(?:call(?:ing)?\s+(?:{EMERGENCY_NUMBERS}|an\s+ambulance|emergency\s+services|for\s+an\s+ambulance|ems\b)"
     r"|emergency\s+(?:room|department|services|care|treatment|medical\s+(?:care|attention|services)|help)"
     r"|(?:the|an|nearest)\s+(?:er|ed)\b|a&e\b|\bemerg\b"
     # chart shorthand: "ED now", "to ED", "ER stat", "ED transfer" (never a bare "ED", also erectile dysfunction)
     r"|(?:to|via)\s+(?:(?!the\b)[\w-]+\s+){0,2}(?:ed|er)\b|(?:^|(?<=[\s/(\-]))(?:ed|er)\s+(?:now|immediately|stat"
     r"|right\s+away|straight\s+away|transfer|referral)\b"
-    r"|(?:dial|ring|phone)\s+(?:911|999|112|000|triple\s+zero)|\b(?:911|999|112|000|ems)\s+(?:now|immediately|stat)\b"
+    rf"|(?:dial|ring|phone)\s+(?:{EMERGENCY_NUMBERS}|triple\s+zero)|\b(?:{EMERGENCY_NUMBERS}|ems)\s+(?:now|immediately|stat)\b"
     # the British and the American names of the place and the crew: "straight to casualty", "A and E", "EMS transport",
     # "a blue-light transfer"
     r"|(?:to|at|in|into)\s+(?:casualty|a\s*(?:and|\+|&)\s*e)\b|\bems\s+(?:transport|transfer)\b|\bblue[- ]lights?\b"
-    r"|\b(?:911|999|112|000|ambulance)\s+called\b|\bcalled\s+(?:911|999|112|000|an?\s+ambulance)\b"
+    rf"|\b(?:{EMERGENCY_NUMBERS}|ambulance)\s+called\b|\bcalled\s+(?:{EMERGENCY_NUMBERS}|an?\s+ambulance)\b"
     r"|\bcode\s+(?:stroke|stemi|sepsis|red)\b|\b(?:stroke|stemi|trauma)\s+call\b"
     r"|\bimmediate\s+(?:ed|er|a&e|hospital)\s+(?:attendance|review|assessment|transfer)\b"
     r"|ambulance"
@@ -403,7 +410,7 @@ def _warning_signs(listed: str) -> bool:
 _GO_AT_ONCE_RE = re.compile(r"emergency[,:;]?\s+(?:straight\s+away|right\s+away|immediately|at\s+once)", re.IGNORECASE)
 _COMMA_IF_RE = re.compile(r"\s*(?:,?\s*(?:(?:or|and)\s+)?[^,.!?;\n]{1,40}?){0,2},\s*(?:if|should|in case|whenever|unless)\b",
                           re.IGNORECASE)
-_SEND_RE = re.compile(r"\b(?:call\w*|ring|dial|phone|911|999|112|000|a&e|ed|er|emerg|emergency\s+(?:room|department|services)"
+_SEND_RE = re.compile(rf"\b(?:call\w*|ring|dial|phone|{EMERGENCY_NUMBERS}|a&e|ed|er|emerg|emergency\s+(?:room|department|services)"
                       r"|(?:seek|get)\s+(?:immediate|emergency|urgent))\b",
                       re.IGNORECASE)
 
