@@ -118,6 +118,8 @@ _EMPATHY_TERMS = [
     # round 26: "This is a rough stretch", "You're not weak", "It's tough running a store feeling like this",
     # "Not dismissing your experience"
     "rough stretch", "not weak", "it's tough", "it is tough", "not dismissing",
+    # round 37: "Rough go, my love.", "Horrid thing.", "Proper nuisance, these are"
+    "rough go", "horrid", "proper nuisance", "such a nuisance", "what a nuisance",
     # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
     "doing a grand job", "doing everything right",
     # round 28: "This is proper hard on you, love", "hard going for you", "You didn't cause this"
@@ -565,6 +567,23 @@ def _radiating(groups: list[list[str]]) -> list[list[str]]:
             *(g for g in groups if g not in places and g not in (["intent:radiation"], ["exposures"]))]
 
 
+# What follows an episode: "temporary post-episode tiredness", "lethargy and confusion after episodes"
+_AFTER_EPISODE_RE = re.compile(r"\bpost-?(?:episode|ictal|event|attack)|\bafter (?:the |an |each )?(?:episode|attack|seizure|fit"
+                               r"|event|spell)s?\b", re.IGNORECASE)
+_AFTERMATH = "intent:aftermath"
+
+
+def _after_episode(groups: list[list[str]]) -> list[list[str]]:
+    """How the patient is once an episode is over is what the family answers about what follows it ("How is she the
+    next day?" "Exhausted."), so that open question asks it as "Tired the next day?" does. Examiners of rounds 11 to
+    37 marked it so five times ("Afterwards?", "How is he once it's over?")."""
+    groups = [g for g in groups if g != [_AFTERMATH]]
+    first = next((i for i, g in enumerate(groups) if not all(k.startswith(clinical.INTENT) for k in g)), None)
+    if first is None:
+        return groups
+    return [[_AFTERMATH, *g] if i == first else g for i, g in enumerate(groups)]
+
+
 def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, imported: bool = False) -> AsksAbout:
     groups = _radiating(question_groups(text, shared) or question_keys(text))
     # what is left is only how it is asked ("pain associated with the mass", once the mass is shared with the case's
@@ -575,6 +594,8 @@ def _asks(text: str, shared: frozenset[str], *, before_diagnosis: bool = True, i
     groups = groups or [keywords(text)]
     if imported:
         groups = _answered(text, _known_only(groups))
+    if _AFTER_EPISODE_RE.search(text):
+        groups = _after_episode(groups)
     return AsksAbout(groups=groups, min_groups=1 if len(groups) <= 2 else 2, before_diagnosis=before_diagnosis,
                      max_questions=MAX_PER_TURN)
 

@@ -175,6 +175,11 @@ _EMERGENCY_RE = re.compile(
     r"|(?:gyna?e\w*|obstetric\w*|ob[/-]?gyn|urolog\w*|orthopa?ed\w*|surgeons?|surgical\s+team|general\s+surgery)\s+(?:are\s+|is\s+)?"
     r"(?:on\s+(?:their|its)\s+way|coming\s+(?:now|down|to\s+see\s+you))"
     r"|\btheatres?\s+(?:today|tonight|this\s+(?:morning|afternoon|evening))\b"
+    # round 37: a terse plan's surgeons seeing the patient now, and the keyhole operation today ("Surgery seeing you now.
+    # Lap appy today."); the GP surgery seeing you "today" or "next week" is an appointment
+    r"|(?:surgery|surgeons?|surgical\s+team|gyna?e\w*|urolog\w*|orthopa?ed\w*|ortho)\s+(?:are\s+|is\s+|will\s+be\s+)?"
+    r"(?:seeing|reviewing|assessing)\s+(?:you|her|him|them)\s+(?:now|immediately|straight\s+away|right\s+away|urgently)\b"
+    r"|\blap(?:aroscopic)?\s+(?:appy|appendic?ectomy|appendectomy|chole|cholecystectomy)\s+(?:today|tonight|now)\b"
     r"|(?:activat\w+|call\w*|put\s+out|raised?)\s+(?:a\s+|the\s+)?(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)"  # "We've
     r"|(?:^|(?<=[.!?\n:;])\s*)(?:stroke|trauma|stemi)\s+(?:alert|call)\s*(?:[.!;:\n]|$))",  # called a stroke alert", "Stroke alert."
     re.IGNORECASE,

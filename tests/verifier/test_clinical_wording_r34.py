@@ -128,6 +128,12 @@ def test_the_coagulation_screen_ordered_as_pt_and_aptt() -> None:
     ("giant-cell-arteritis", "Your jaw and your head both ache.", False),
     ("mechanical-low-back-pain", "I don't reckon a slipped disc is pinching a nerve.", True),
     ("mechanical-low-back-pain", "Your back muscles are tight.", False),
+    # round 37
+    ("renal-colic", "I felt for a swollen main artery and there's nothing to suggest appendix.", True),
+    ("renal-colic", "No pulsatile mass: not aneurysm.", True),
+    ("renal-colic", "The stone is in the main tube from the kidney.", False),
+    ("acs-stemi", "I did think about a tear in the big artery and a lung clot.", True),
+    ("acs-stemi", "The stent goes into the big artery.", False),
 ])
 def test_the_differential_writers_weigh_in_their_own_words(case_id: str, considered: str, met: bool) -> None:
     case = next(c for c in project_cases() if c.id == case_id)
