@@ -120,6 +120,8 @@ _EMPATHY_TERMS = [
     "rough stretch", "not weak", "it's tough", "it is tough", "not dismissing",
     # round 37: "Rough go, my love.", "Horrid thing.", "Proper nuisance, these are"
     "rough go", "horrid", "proper nuisance", "such a nuisance", "what a nuisance",
+    # round 38: "I'm afraid this isn't easy news", "Rough timing after the hip"
+    "isn't easy news", "not easy news", "isn't easy to hear", "not easy to hear", "rough timing",
     # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
     "doing a grand job", "doing everything right",
     # round 28: "This is proper hard on you, love", "hard going for you", "You didn't cause this"
@@ -186,7 +188,8 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the chi
            # round 33: "Nursing: page immediately for recurrent sz", "RN: page stat for sz, apnea, brady"
            r"page(?: (?:me|us|the (?:team|doctor|registrar|resident|on-call)))?(?= (?:immediately|stat|straight away|right away|at once|now)\b)|"
            r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:to )?(?:the )?(?:a&e|ed|er|emerg|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
-           r"(?:an )?ambulance|back(?= (?:(?:now|straight away|immediately|right away) )?(?:if|should|whenever|urgently|"
+           r"(?:an )?ambulance|back(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?"  # round 38: "Back or A&E if: ..."
+           r"(?= (?:(?:now|straight away|immediately|right away) )?(?:if|should|whenever|urgently|"
            r"same[- ]day|today)\b)|"
            r"back (?:sooner|earlier|promptly|asap|"
            r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|emerg|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
@@ -251,7 +254,8 @@ _SAFETY_NET_RE = (
     # told, not done: "Get urgent help for chest pain" opens its sentence ("we will get urgent help for ..." does not)
     rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
     rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate|attend|present to"
-    r"|(?:call|ring|page|buzz) (?:the |a |your )?nurses?)\b"  # round 36: "Call nurse for more drowsiness, seizure, ..."
+    r"|(?:call|ring|page|buzz) (?:the |a |your )?nurses?"  # round 36: "Call nurse for more drowsiness, seizure, ..."
+    r"|flag (?:the |a |your )?(?:rn|nurses?|staff|team))\b"  # round 38: "Flag the RN right away for CP, palpitations"
     rf"{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     # round 36: a first step, then the emergency: "Shaky, sweaty, confused again: juice, then 911."
     rf"|(?:^|[.!?\n])[^.!?\n:]{{3,120}}:\s*[^.!?\n]{{1,40}}?\bthen\s+(?:(?:call|ring|dial|phone)\s+)?(?:{_NET_EMERGENCY})\b"
@@ -545,10 +549,18 @@ def _answered(text: str, groups: list[list[str]]) -> list[list[str]]:
     if rest and all(_placed(k) for g in question_keys(text) for k in g) \
             and _PAIN in {k for g in clinical.topics(text) for k in g}:
         return [[*place, "intent:site"], [*place, _PAIN], place]
+    # "weakness in upper limbs", once the weakness is shared with the case's other items so that only the place is left:
+    # where it is, is what the patient answers about the weakness ("Weak where?"), as "Arm weakness?" asks it; "Any
+    # weakness?" alone does not
+    named = [g for g in question_keys(text) if not any(_placed(k) for k in g)]
+    if len(rest) == 1 and all(_placed(k) or k == _LIMBS for k in rest[0]) and len(named) == 1 \
+            and named[0] not in groups and all(clinical.is_key(k) and not k.startswith(clinical.INTENT) for k in named[0]):
+        return [[*rest[0], "intent:site"], [*rest[0], *named[0]], rest[0]]
     return groups
 
 
 _PAIN = "pain"
+_LIMBS = "limbs"  # a place the layer names without a site key of its own ("upper limbs": the arm and the extremities)
 _POSITION = frozenset({"low", "lower", "upp", "upper", "left", "right", "central", "centr", "mid", "middl", "both"})
 
 

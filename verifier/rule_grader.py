@@ -47,7 +47,7 @@ RULE = "rule"
 # an ambulance in the US and Canada, the UK, Europe, Australia and Singapore; also a crisis line (988, the US);
 # also advice on where to go (NHS 111). Care now names only the first; safety-netting may name any.
 EMERGENCY_NUMBERS = "911|999|112|000|995"
-URGENT_NUMBERS = f"{EMERGENCY_NUMBERS}|988"
+URGENT_NUMBERS = f"{EMERGENCY_NUMBERS}|988|1-800-suicide|1-800-273-talk|1-800-273-8255"  # the US crisis lines, old and new
 HELP_NUMBERS = f"{URGENT_NUMBERS}|111"
 
 _EMERGENCY_RE = re.compile(
@@ -180,6 +180,13 @@ _EMERGENCY_RE = re.compile(
     r"|(?:surgery|surgeons?|surgical\s+team|gyna?e\w*|urolog\w*|orthopa?ed\w*|ortho)\s+(?:are\s+|is\s+|will\s+be\s+)?"
     r"(?:seeing|reviewing|assessing)\s+(?:you|her|him|them)\s+(?:now|immediately|straight\s+away|right\s+away|urgently)\b"
     r"|\blap(?:aroscopic)?\s+(?:appy|appendic?ectomy|appendectomy|chole|cholecystectomy)\s+(?:today|tonight|now)\b"
+    # round 38: the team paged at once or taking the patient to theatre ("Gyne paged stat for laparoscopy", "Gyne to OR"),
+    # and resuscitation begun ("Now: two large IVs, fluids, crossmatch")
+    r"|(?:gyna?e\w*|ob[/-]?gyn|urolog\w*|orthopa?ed\w*|surgery|surgeons?|surgical\s+team|general\s+surgery|vascular)\s+"
+    r"(?:paged|bleeped|called|consulted)\s+(?:stat|now|immediately|urgently|emergently)\b"
+    r"|(?:^|(?<=[.!?\n:;,])\s*)(?:gyna?e\w*|ob[/-]?gyn|urolog\w*|orthopa?ed\w*|surgeons?|surgical\s+team|general\s+surgery)\s+"
+    r"(?:to|for)\s+(?:the\s+)?(?:or|theatres?|operating\s+room)\b"
+    r"|\b(?:two|2)\s+large(?:[- ]bore)?\s+(?:ivs?|cannula\w*|lines|access)\b"
     r"|(?:activat\w+|call\w*|put\s+out|raised?)\s+(?:a\s+|the\s+)?(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)"  # "We've
     r"|(?:^|(?<=[.!?\n:;])\s*)(?:stroke|trauma|stemi)\s+(?:alert|call)\s*(?:[.!;:\n]|$))",  # called a stroke alert", "Stroke alert."
     re.IGNORECASE,
