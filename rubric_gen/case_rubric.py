@@ -122,6 +122,8 @@ _EMPATHY_TERMS = [
     "rough go", "horrid", "proper nuisance", "such a nuisance", "what a nuisance",
     # round 38: "I'm afraid this isn't easy news", "Rough timing after the hip"
     "isn't easy news", "not easy news", "isn't easy to hear", "not easy to hear", "rough timing",
+    # round 39: "Take heart, my friend", "This is a lot to land on you in one visit"
+    "take heart", "a lot to land on you",
     # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
     "doing a grand job", "doing everything right",
     # round 28: "This is proper hard on you, love", "hard going for you", "You didn't cause this"
@@ -255,7 +257,9 @@ _SAFETY_NET_RE = (
     rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
     rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate|attend|present to"
     r"|(?:call|ring|page|buzz) (?:the |a |your )?nurses?"  # round 36: "Call nurse for more drowsiness, seizure, ..."
-    r"|flag (?:the |a |your )?(?:rn|nurses?|staff|team))\b"  # round 38: "Flag the RN right away for CP, palpitations"
+    r"|flag (?:the |a |your |his |her |their )?(?:rn|nurses?|staff|team)"  # round 38: "Flag the RN right away for CP"
+    # round 39: a clipped "Back or to the ED for numbness, pale/cold finger, worsening swelling"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?)\b"
     rf"{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     # round 36: a first step, then the emergency: "Shaky, sweaty, confused again: juice, then 911."
     rf"|(?:^|[.!?\n])[^.!?\n:]{{3,120}}:\s*[^.!?\n]{{1,40}}?\bthen\s+(?:(?:call|ring|dial|phone)\s+)?(?:{_NET_EMERGENCY})\b"

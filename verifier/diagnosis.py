@@ -42,6 +42,9 @@ GENERIC = frozenset(
     lesion abnormality dysfunction complication episode attack serious benign malignant primary
     secondary unspecified nonspecific non specific type left right upper lower general medical""".split()
 )
+# How far a condition has gone, by its grade or stage: "Internal haemorrhoids, grade III", "stage 2". They say how
+# much, never which condition, so they add no words to the diagnosis (round 39).
+GRADES = frozenset("grade grades stage class degree i ii iii iv v 1 2 3 4 5".split())
 # Body parts and systems: "a heart problem" or "a tummy issue" names a place, not a condition.
 BODY = frozenset(
     """heart chest lung lungs breathing tummy stomach belly abdomen abdominal bowel gut kidney kidneys
@@ -677,7 +680,7 @@ def match_diagnosis(
     # rupture of the flexor digitorum profundus tendon", both the case's names).
     named = [tokens for tokens in _accepted_heads(accepted) if tokens <= stated_tokens]
     if named:
-        extra = head_tokens - frozenset().union(*named) - GENERIC - SITES
+        extra = head_tokens - frozenset().union(*named) - GENERIC - SITES - GRADES
         aside = aside_tokens - frozenset().union(*named) - GENERIC
         if len(extra) > MAX_EXTRA_WORDS or len(aside) > MAX_ASIDE_WORDS:
             return Match(False, f"{len(extra)} words beyond the diagnosis and {len(aside)} in brackets: "

@@ -187,6 +187,10 @@ _EMERGENCY_RE = re.compile(
     r"|(?:^|(?<=[.!?\n:;,])\s*)(?:gyna?e\w*|ob[/-]?gyn|urolog\w*|orthopa?ed\w*|surgeons?|surgical\s+team|general\s+surgery)\s+"
     r"(?:to|for)\s+(?:the\s+)?(?:or|theatres?|operating\s+room)\b"
     r"|\b(?:two|2)\s+large(?:[- ]bore)?\s+(?:ivs?|cannula\w*|lines|access)\b"
+    # round 39: admitted to a monitored bed, and kept in now ("Admission to a monitored unit", "You're staying in on a
+    # closely monitored ward")
+    r"|\badmi(?:t|ssion)\s*(?:,\s*|to\s+(?:a\s+|the\s+)?)(?:monitored|telemetry|step[- ]?down|high[- ]care)\b"
+    r"|\b(?:you're|you\s+are|he's|she's|they're)\s+staying\s+in\b(?!\s+(?:bed|touch|the\s+house|at\s+home))"
     r"|(?:activat\w+|call\w*|put\s+out|raised?)\s+(?:a\s+|the\s+)?(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)"  # "We've
     r"|(?:^|(?<=[.!?\n:;])\s*)(?:stroke|trauma|stemi)\s+(?:alert|call)\s*(?:[.!;:\n]|$))",  # called a stroke alert", "Stroke alert."
     re.IGNORECASE,
@@ -244,6 +248,9 @@ _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|treatment|disposition|actions
                            r"|(?:[-*\u2022]\s*)?no\s+(?:[\w/&-]+\s+){1,3}(?:here|on\s+site|in\s+(?:this|the)\s+(?:clinic|village|practice))\s*(?=:))\b",
                            re.IGNORECASE)
 _KEPT_IN_RE = re.compile(r"(?:keep(?:ing)?\s+(?:you|her|him|them)|be\s+kept)\s+in\b", re.IGNORECASE)
+# round 39: "you'll stay in hospital on oxygen and a monitor" is kept in now; "After the operation you'll stay in hospital"
+# is not
+_YOU_WILL_RE = re.compile(r"\b(?:you'll|you\s+will)\s+$", re.IGNORECASE)
 # "You need to stay in hospital" is kept in now; "You'll need to stay in hospital after the operation" is not
 _NEED_TO_STAY_RE = re.compile(r"(?<!'ll )(?<!will )\bneeds?\s+to\s+$", re.IGNORECASE)
 _DONE_NOW_RE = re.compile(r"emergency|admi|thromb|alteplase|tenecteplase|tnk|tpa|clot|lytic", re.IGNORECASE)  # what the doctor is doing, not where to go
@@ -255,7 +262,8 @@ _RULE_HEAD_RE = re.compile(
     r"^\s*(?:(?!(?:this|that|it|which)\b)\w[^.!?\n]{2,120}\bmeans?\s+(?:you\s+(?:should|must|need\s+to)\s+)?"
     r"|for\s+(?!now\b|(?:this|that|your)\b)[^.!?\n,]{3,100},\s*"
     # a clipped condition: "Any CP with exertion, sweating or SOB, call 911"
-    r"|any\s+[^.!?\n]{3,160}(?:,|\s[-\u2013\u2014]+)\s*(?:[^.!?\n,]{1,30}?\s+or\s+)?"  # "..., see your GP or go to A&E"
+    # "..., see your GP or go to A&E"; "..., call 999 and go to the ED"
+    r"|any\s+[^.!?\n]{3,160}(?:,|\s[-\u2013\u2014]+)\s*(?:[^.!?\n,]{1,30}?\s+(?:or|and)\s+)?"
     r"(?:(?:go|come|head|get)\s+(?:straight\s+|right\s+)?(?:back\s+)?(?:to"
     r"\s+(?:the\s+)?)?|call\s+|ring\s+|dial\s+)?)$",  # or between dashes: "Any of these - X, Y - go to A&E"
     re.IGNORECASE,
@@ -435,6 +443,10 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     clause_after = re.split(r"[.!?\n;,]", text[match.end():], maxsplit=1)[0]
     if rest.rstrip().endswith("?"):
         return False
+    # a conditional heading over its list: "If it bleeds again:\n- Admit, monitored bed."
+    above = text[:start].rstrip()
+    if above.endswith(":") and _CONDITIONAL_RE.search(above[above.rfind("\n") + 1 :]):
+        return False
     if _PAST_VISIT_RE.search(text[start : match.end() + len(rest)]):  # "She was seen in the ED last month"
         return False
     # the condition asked in the sentence before: "Trouble swallowing your own saliva? Then it's straight to the ED"
@@ -480,14 +492,22 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # (a hospital that is expecting the patient is expecting them now)
     if "hospital" in match.group(0).lower() and not _KEPT_IN_RE.match(match.group(0)) \
             and "expecting" not in match.group(0).lower() \
-            and not (match.group(0).lower().startswith("stay") and _NEED_TO_STAY_RE.search(text[start:match.start()])):
+            and not (match.group(0).lower().startswith("stay") and (
+                _NEED_TO_STAY_RE.search(text[start:match.start()])
+                or (_YOU_WILL_RE.search(text[start:match.start()]) and not re.search(r"\bafter\b", text[start:match.start()],
+                                                                                     re.IGNORECASE)))):
         return bool(re.search(r"\b(?:now|immediately|right away|straight away|urgently|today|tonight"
                               r"|straight\s+(?:up\s+|over\s+|in\s+)?(?:to|into|there))\b",
                               text[start : match.end() + len(rest)], re.IGNORECASE))
     return True
 
 
+# A plan's bullets ("- Admit, telemetry, O2.") start its sentences as a full stop would
+_BULLET_RE = re.compile(r"^[ \t]*(?:[-\u2022*]|\d{1,2}[.)])[ \t]+", re.MULTILINE)
+
+
 def _recommends_emergency(text: str, *, unconditional: bool = False) -> str | None:
+    text = _BULLET_RE.sub("", text)
     for match in _EMERGENCY_RE.finditer(text):
         before = text[max(0, match.start() - 60) : match.start()]
         if _NEGATION_RE.search(before) or _NEGATED_BEFORE_RE.search(before) \

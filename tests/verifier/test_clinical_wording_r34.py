@@ -134,6 +134,9 @@ def test_the_coagulation_screen_ordered_as_pt_and_aptt() -> None:
     ("renal-colic", "The stone is in the main tube from the kidney.", False),
     ("acs-stemi", "I did think about a tear in the big artery and a lung clot.", True),
     ("acs-stemi", "The stent goes into the big artery.", False),
+    # round 39
+    ("upper-gi-bleed", "No swollen veins from liver disease, no sign of a growth.", True),
+    ("upper-gi-bleed", "No swollen ankles, no sign of jaundice.", False),
 ])
 def test_the_differential_writers_weigh_in_their_own_words(case_id: str, considered: str, met: bool) -> None:
     case = next(c for c in project_cases() if c.id == case_id)
