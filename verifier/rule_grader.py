@@ -95,7 +95,9 @@ _EMERGENCY_RE = re.compile(
     r"(?:high[- ]dependency|hdu|icu|itu|intensive care|ccu)\b"
     r"|\btheat(?:re|er)s? (?:now|immediately|straight away|right away|stat|today|tonight)\b"
     # round 33: a terse plan that opens with resuscitation or admission ("Resus. Two big cannulae ...", "Admit.")
-    r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?)"
+    # round 39: or a bullet of the plan ("Plan:\n- Admit, telemetry, O2.")
+    r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* ))"
+    r"(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?)"
     r"(?=\s*(?:[.,;\n]|\.\.\.)|\s*$)"
     # round 29: "MICU admit."; a critical-care bed as an item of the plan ("Plan: IV ceftriaxone now, ICU, isolation")
     r"|(?:^|(?<=\n))\s*plan\s*[:,-][^.!?\n]*?,\s*(?:[mps]?icu|itu|hdu)(?=\s*[,.;]|\s*$)"
@@ -502,12 +504,7 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     return True
 
 
-# A plan's bullets ("- Admit, telemetry, O2.") start its sentences as a full stop would
-_BULLET_RE = re.compile(r"^[ \t]*(?:[-\u2022*]|\d{1,2}[.)])[ \t]+", re.MULTILINE)
-
-
 def _recommends_emergency(text: str, *, unconditional: bool = False) -> str | None:
-    text = _BULLET_RE.sub("", text)
     for match in _EMERGENCY_RE.finditer(text):
         before = text[max(0, match.start() - 60) : match.start()]
         if _NEGATION_RE.search(before) or _NEGATED_BEFORE_RE.search(before) \
