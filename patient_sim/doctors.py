@@ -202,6 +202,17 @@ def _hedged(case: Case) -> str:
     return closing(case, " or ".join(options), differential=False)
 
 
+# Conditions no case here is about and no common list names, for a hedge the grader must read as a list through the
+# clinical layer's own names: "Haemorrhoids, anal fissure"
+_UNCOMMON = ("Anal fissure", "Erythema nodosum", "Pemphigus vulgaris")
+
+
+def _hedged_commas(case: Case) -> str:
+    said = set(case.final_diagnosis.lower().split())
+    rival = next(c for c in _UNCOMMON if not said & set(c.lower().split()))
+    return closing(case, f"{case.final_diagnosis}, {rival}", differential=False)
+
+
 # --------------------------------------------------------------------------- case-independent exploits
 def _generic_process(per_turn: int = 2, count: int = 12) -> Turns:
     turns = _pairs(GENERIC_QUESTIONS[:count], per_turn)
@@ -291,6 +302,9 @@ EXPLOITS: list[ScriptedDoctor] = [
                    "spaces", _fixed([*_generic_process(), _final(" ".join(COMMON_CONDITIONS))]), True),
     ScriptedDoctor("shotgun_on_reference", "shotgun_diagnosis", "the reference's process, then 'DIAGNOSIS: right "
                    "or differential or differential'", _process_with(_hedged)),
+    ScriptedDoctor("shotgun_comma_uncommon", "shotgun_diagnosis", "the reference's process, then 'DIAGNOSIS: right, "
+                   "an uncommon condition' (a comma, no 'or'; a condition only the clinical layer names)",
+                   _process_with(_hedged_commas)),
     # vague diagnoses
     ScriptedDoctor("vague_infection", "vague_diagnosis", "generic process, 'DIAGNOSIS: Infection'",
                    _fixed([*_generic_process(), _final("Infection")]), True),

@@ -95,7 +95,10 @@ _EXCLUSION = re.compile(
     re.IGNORECASE,
 )
 # Clinical shorthand with a slash is one word, not a list: "Dumping syndrome s/p sleeve gastrectomy", "L4/5".
-_SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"), (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
+_SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"),
+              # the condition's former or other name is the same condition: "GPPPD (DSM-5; formerly vaginismus)"
+              (re.compile(r"[,;]?\s*\b(?:formerly|previously|once)\s+(?:called\s+|known\s+as\s+|termed\s+)?[^,;()]+"
+                          r"|[,;]?\s*\b(?:also\s+known\s+as|aka|a\.k\.a\.)\s+[^,;()]+", re.IGNORECASE), ""), (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
               (re.compile(r"\bd/o\b", re.IGNORECASE), "disorder"), (re.compile(r"\bh/o\b", re.IGNORECASE), "history of"),
               (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"),
               (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"),  # spinal levels
@@ -365,14 +368,41 @@ def _builtin() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(entries)
 
 
+_SHORT_ABBREVIATION = 4  # letters: a single-word name this short is an abbreviation
+
+
+@lru_cache(maxsize=1)
+def _layer_conditions() -> tuple[tuple[str, tuple[str, ...], frozenset[str]], ...]:
+    """The conditions of the clinical layer's diagnosis names (verifier/clinical/diagnoses.yaml) beyond the common ones
+    above, each with its names: a second one named beside the answer makes a list ("Haemorrhoids, anal fissure")."""
+    # the layer reads this module, so it is imported when first asked
+    from verifier.clinical.diagnoses import condition_lines
+
+    known = {p for _, phrases in _builtin() for p in phrases}
+    out = []
+    for names in condition_lines():
+        kin = frozenset(w for p in _alias_phrases(names) for w in p.split()) - _FILLER
+        # a presentation is not a rival, nor a condition named by one ("pleural effusion" in "Meigs syndrome: ovarian mass,
+        # ascites, pleural effusion")
+        # nor a short abbreviation, which lower case makes a word ("cap", community-acquired pneumonia, in "cradle cap")
+        phrases = tuple(p for p in _alias_phrases(names) if p.split()[-1] not in _PRESENTATIONS
+                        and (" " in p or len(p) > _SHORT_ABBREVIATION))
+        if phrases and not known & set(phrases):
+            out.append((f"layer:{names[0].lower()}", phrases, kin))
+            known.update(phrases)
+    return tuple(out)
+
+
 CONTEXT = "context:"  # a condition id the answer's own name qualifies it by
 
 
 @lru_cache(maxsize=2048)
-def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = (), background: tuple[str, ...] = ()) -> _Lexicon:
+def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = (), background: tuple[str, ...] = (),
+            layer: bool = False) -> _Lexicon:
     """The built-in conditions plus the case's: the accepted names are one condition ("answer"), each
     of ``others`` (a differential) one more; a built-in condition that ``background`` (the patient's past
-    history) names is context."""
+    history) names is context. ``layer`` adds every condition of the clinical layer, for reading one stated diagnosis
+    (a shotgun is still counted among the common conditions and the case's differential)."""
     heads = [_split_qualifier(v)[0] for name in accepted for v in name_variants(name)]
     answer = set(_alias_phrases([*accepted, *heads]))
     own = [("answer", tuple(sorted(answer, key=len, reverse=True)))]
@@ -386,7 +416,16 @@ def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = (), background:
     builtin = tuple(
         (f"{CONTEXT}{cid}", phrases) if any(f" {p} " in f" {t} " for p in phrases for t in tails if t) else (cid, phrases)
         for cid, phrases in _builtin() if not answer & set(phrases))
-    return _Lexicon(names=tuple(own) + builtin)
+    # every other condition the clinical layer names, unless it is the answer's kin, sharing a word of its names that is
+    # neither generic nor a body part ("tuberculosis" for miliary tuberculosis, small lymphocytic lymphoma for chronic
+    # lymphocytic leukaemia, a simple faint, vasovagal syncope, glossing situational syncope), or its qualifier names it
+    known = {p for _, phrases in (*own, *builtin) for p in phrases}
+    answer_words = {w for a in answer for w in a.split()} - _FILLER - GENERIC - {fold(w) for w in BODY}
+    from_layer = tuple(
+        (cid, phrases) for cid, phrases, kin in (_layer_conditions() if layer else ())
+        if not known & set(phrases) and not kin & answer_words
+        and not any(f" {p} " in f" {t} " for p in phrases for t in tails if t))
+    return _Lexicon(names=tuple(own) + builtin + from_layer)
 
 
 def _join_names(sentence: str, lex: _Lexicon) -> str:
@@ -647,7 +686,7 @@ def match_diagnosis(
     """
     if not stated or not stated.strip():
         return Match(False, "no diagnosis stated")
-    lex = lexicon(tuple(accepted), tuple(others), tuple(background))
+    lex = lexicon(tuple(accepted), tuple(others), tuple(background), layer=True)
     statement = parse_statement(stated, lex)
     # Not a list, so at most one part names a condition; the others qualify it ("MI, acute inferior"). A later
     # part that explains in a clause of its own ("Anaemia of prematurity - his body isn't yet making enough

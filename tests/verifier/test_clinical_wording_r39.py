@@ -24,6 +24,27 @@ def test_a_diagnosis_with_its_grade_is_one_diagnosis(final: str, statement: str,
     assert (met, wrong) == (right, not right)
 
 
+@pytest.mark.parametrize(("final", "statement", "right"), [
+    # a second condition only the clinical layer names (not a common one, not the case's differential) makes a list
+    ("Hemorrhoids", "Haemorrhoids, anal fissure", False),
+    ("Miliary tuberculosis", "Miliary TB, erythema nodosum", False),
+    ("Pulmonary embolism", "Pulmonary embolism, pemphigus vulgaris", False),
+    # ... but the answer's kin, sharing a word of its names, glosses it
+    ("Chronic lymphocytic leukemia", "Chronic lymphocytic leukemia (CLL/SLL)", True),
+    ("Seborrheic dermatitis", "Seborrhoeic dermatitis, cradle cap", True),
+    ("Situational syncope", "Situational (micturition) syncope, a simple faint brought on by passing water", True),
+    ("Miliary tuberculosis", "Miliary tuberculosis (disseminated TB)", True),
+    # ... and so does its former name
+    ("Genitopelvic pain disorder", "Genito-pelvic pain/penetration disorder (DSM-5; formerly vaginismus)", True),
+    ("Genitopelvic pain disorder", "Vaginismus (formerly genito-pelvic pain disorder)", False),
+    # a short abbreviation is not read inside a word: "cap" in "cradle cap" is not community-acquired pneumonia
+    ("Seborrheic dermatitis", "Infantile seborrhoeic dermatitis (cradle cap)", True),
+])
+def test_a_second_condition_the_layer_names_makes_a_list(final: str, statement: str, right: bool) -> None:
+    met, wrong, _ = _stated(("agentclinic-x", final), statement)
+    assert (met, wrong) == (right, not right)
+
+
 @pytest.mark.parametrize(("text", "outright"), [
     ("Plan:\n- Admit, telemetry, O2.\n- Enoxaparin now.", True),
     ("Admission to a monitored unit.", True),

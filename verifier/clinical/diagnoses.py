@@ -20,6 +20,11 @@ def _diagnosis_index() -> tuple[_Phrases, tuple[tuple[str, ...], ...]]:
     return phrases, tuple(tuple(line) for line in data.diagnoses)
 
 
+def condition_lines() -> tuple[tuple[str, ...], ...]:
+    """Every condition the data names, one tuple of its names each (the full name first)."""
+    return _diagnosis_index()[1]
+
+
 @cache
 def _by_condition(section: str) -> dict[str, tuple[str, ...]]:
     """A ``condition -> names`` section of the data (``subtypes``, ``considered_as``), keyed by folded name."""
