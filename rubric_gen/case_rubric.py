@@ -124,6 +124,8 @@ _EMPATHY_TERMS = [
     "isn't easy news", "not easy news", "isn't easy to hear", "not easy to hear", "rough timing",
     # round 39: "Take heart, my friend", "This is a lot to land on you in one visit"
     "take heart", "a lot to land on you",
+    # round 40: "Ay, pobrecito" (a Spanish-speaking clinician's sympathy)
+    "pobrecito", "pobrecita",
     # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
     "doing a grand job", "doing everything right",
     # round 28: "This is proper hard on you, love", "hard going for you", "You didn't cause this"

@@ -365,7 +365,8 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
               r"|injections?|jabs?|vaccines?|vaccinations?|dressings?|stitch(?:es)?|sutures?|removal|checks?|recheck|repeat"
               r"|prescriptions?|procedures?|physio\w*|visits?|eval\w*|work[- ]?up|w/u|r/o|rule\s+out|ctpa|angio\w*"
               r"|this|that|it|ed|er|a&e|hospital|resus\w*|theatres?|gyna?e\w*|team"  # "999 called, for ED/gynae now"
-              r"|lap|\w+ectomy|\w+otomy|\w+oscopy|laparoscop\w*|repair)\b")  # "Surgeons called now for lap appendicectomy"
+              r"|lap|\w+ectomy|\w+otomy|\w+oscopy|laparoscop\w*|repair"  # "Surgeons called now for lap appendicectomy"
+              r"|key-?hole)\b")  # round 40: "Surgical team called now for keyhole removal of the appendix today"
 _FOR_CONDITION_RE = re.compile(
     # round 36: a bracketed aside first, or the help inside it: "Seek urgent help (999 or A&E) for chest pain"
     r"^\s*(?:\([^()\n]{1,40}\)\s*|\)\s*)?"
@@ -400,7 +401,8 @@ _CLIPPED_QUESTION_RE = re.compile(
 # "Go to the ED right away if you're drooling": the immediacy belongs to the condition.
 _NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at\s+once|urgently|today)\s+"
                         r"(?:(?:or|and)\s+(?:tonight|today|overnight)\s+)?"  # "Seek urgent care today or tonight if ..."
-                        r"(?:(?:or|and)\s+(?:call|ring|dial|phone)\s+\S+\s+)?"  # "right away or call 911 if ..."
+                        # "right away or call 911 if ...", round 40: "Go to the ED now / call 911 if: stiff neck, ..."
+                        r"(?:(?:(?:or|and)\s+|/\s*)(?:call|ring|dial|phone)\s+\S+\s+)?"
                         r"(?:if|should|whenever|in\s+case|unless)\b", re.IGNORECASE)
 
 
