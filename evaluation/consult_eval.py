@@ -33,6 +33,7 @@ from patient_sim.personas import sample_persona
 from policy.clients import ClientSpec, build_client
 from policy.graders import GraderSpec, build_grader
 from rubric_gen.case_rubric import build_case_rubric
+from verifier import clinical
 from verifier.backends.medical import grade_conversation
 from verifier.diagnosis import match_diagnosis
 from verifier.judge import parse_verdict
@@ -61,7 +62,7 @@ def synonym_match(diagnosis: str | None, case: Case) -> bool:
     """The stated diagnosis is one specific condition and names the case's diagnosis or a synonym
     (``verifier.diagnosis.match_diagnosis``: the matcher the rubric's accuracy item uses)."""
     return match_diagnosis(diagnosis, [case.final_diagnosis, *case.diagnosis_synonyms],
-                           others=case.differential).matched
+                           others=case.differential, conditions=clinical.condition_lines()).matched
 
 
 async def judge_match(judge: ChatClient, diagnosis: str, case: Case) -> bool | None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from verifier import clinical
 from verifier.diagnosis import match_diagnosis
 from verifier.markers import is_void_turn, parse_diagnosis
 from verifier.protocols import Grader
@@ -107,7 +108,7 @@ def answer_matches(answer: str, accepted: Sequence[str], letter: str | None = No
     if exact:
         tokens = _token_set(answer)
         return bool(tokens) and any(tokens == _token_set(a) for a in accepted)
-    return match_diagnosis(answer, accepted).matched
+    return match_diagnosis(answer, accepted, conditions=clinical.condition_lines()).matched
 
 
 def final_answer(text: str, letter: str | None) -> tuple[str | None, bool]:

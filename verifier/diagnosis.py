@@ -371,16 +371,17 @@ def _builtin() -> tuple[tuple[str, tuple[str, ...]], ...]:
 _SHORT_ABBREVIATION = 4  # letters: a single-word name this short is an abbreviation
 
 
-@lru_cache(maxsize=1)
-def _layer_conditions() -> tuple[tuple[str, tuple[str, ...], frozenset[str]], ...]:
-    """The conditions of the clinical layer's diagnosis names (verifier/clinical/diagnoses.yaml) beyond the common ones
-    above, each with its names: a second one named beside the answer makes a list ("Haemorrhoids, anal fissure")."""
-    # the layer reads this module, so it is imported when first asked
-    from verifier.clinical.diagnoses import condition_lines
+Conditions = tuple[tuple[str, ...], ...]  # one condition's names per entry, the full name first
 
+
+@lru_cache(maxsize=4)
+def _layer_conditions(conditions: Conditions) -> tuple[tuple[str, tuple[str, ...], frozenset[str]], ...]:
+    """``conditions`` (the clinical layer's diagnosis names, ``verifier.clinical.condition_lines()``) beyond the common
+    ones above, each with its names: a second one named beside the answer makes a list ("Haemorrhoids, anal
+    fissure")."""
     known = {p for _, phrases in _builtin() for p in phrases}
     out = []
-    for names in condition_lines():
+    for names in conditions:
         kin = frozenset(w for p in _alias_phrases(names) for w in p.split()) - _FILLER
         # a presentation is not a rival, nor a condition named by one ("pleural effusion" in "Meigs syndrome: ovarian mass,
         # ascites, pleural effusion")
@@ -398,11 +399,11 @@ CONTEXT = "context:"  # a condition id the answer's own name qualifies it by
 
 @lru_cache(maxsize=2048)
 def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = (), background: tuple[str, ...] = (),
-            layer: bool = False) -> _Lexicon:
+            conditions: Conditions = ()) -> _Lexicon:
     """The built-in conditions plus the case's: the accepted names are one condition ("answer"), each
     of ``others`` (a differential) one more; a built-in condition that ``background`` (the patient's past
-    history) names is context. ``layer`` adds every condition of the clinical layer, for reading one stated diagnosis
-    (a shotgun is still counted among the common conditions and the case's differential)."""
+    history) names is context. ``conditions`` adds every condition the clinical layer names, for reading one stated
+    diagnosis (a shotgun is still counted among the common conditions and the case's differential)."""
     heads = [_split_qualifier(v)[0] for name in accepted for v in name_variants(name)]
     answer = set(_alias_phrases([*accepted, *heads]))
     own = [("answer", tuple(sorted(answer, key=len, reverse=True)))]
@@ -422,7 +423,7 @@ def lexicon(accepted: tuple[str, ...], others: tuple[str, ...] = (), background:
     known = {p for _, phrases in (*own, *builtin) for p in phrases}
     answer_words = {w for a in answer for w in a.split()} - _FILLER - GENERIC - {fold(w) for w in BODY}
     from_layer = tuple(
-        (cid, phrases) for cid, phrases, kin in (_layer_conditions() if layer else ())
+        (cid, phrases) for cid, phrases, kin in _layer_conditions(conditions)
         if not known & set(phrases) and not kin & answer_words
         and not any(f" {p} " in f" {t} " for p in phrases for t in tails if t))
     return _Lexicon(names=tuple(own) + builtin + from_layer)
@@ -675,18 +676,19 @@ def _as_cause(statement: Statement, lex: _Lexicon) -> bool:
 
 def match_diagnosis(
     stated: str | None, accepted: Sequence[str], *, others: Sequence[str] = (), extra_statements: int = 0,
-    background: Sequence[str] = (),
+    background: Sequence[str] = (), conditions: Conditions = (),
 ) -> Match:
     """Whether ``stated`` names exactly one specific condition and that condition is an accepted name.
 
     ``others`` are conditions known to compete (the case's differential); ``extra_statements`` counts
     further, different diagnosis statements made alongside (several ``DIAGNOSIS:`` lines), which make
     the answer a list; ``background`` is the patient's past history, whose conditions are context beside the
-    answer. Qualifier tails ("... due to X") are ignored on both sides.
+    answer; ``conditions`` are every condition the clinical layer names (``verifier.clinical.condition_lines()``), so
+    that one of them beside the answer makes a list. Qualifier tails ("... due to X") are ignored on both sides.
     """
     if not stated or not stated.strip():
         return Match(False, "no diagnosis stated")
-    lex = lexicon(tuple(accepted), tuple(others), tuple(background), layer=True)
+    lex = lexicon(tuple(accepted), tuple(others), tuple(background), conditions)
     statement = parse_statement(stated, lex)
     # Not a list, so at most one part names a condition; the others qualify it ("MI, acute inferior"). A later
     # part that explains in a clause of its own ("Anaemia of prematurity - his body isn't yet making enough

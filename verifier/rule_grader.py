@@ -339,7 +339,8 @@ class _Transcript:
                 stated = [clinical.spell_out(s) for s in parse_diagnoses(self.assistant[end])]
                 distinct = {content(s) for s in stated}
                 self._matches[key] = match_diagnosis(stated[0], synonyms, others=others,
-                                                     extra_statements=len(distinct) - 1, background=self.background)
+                                                     extra_statements=len(distinct) - 1, background=self.background,
+                                                     conditions=clinical.condition_lines())
         return self._matches[key]
 
     def single_diagnosis(self) -> bool:
@@ -841,7 +842,7 @@ def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:
         if len(named) > 1:
             return False, f"no DIAGNOSIS: line; the response names {len(named)} conditions"
         for sentence in _SENTENCE_RE.findall(response):
-            match = match_diagnosis(sentence, check.synonyms, others=check.others)
+            match = match_diagnosis(sentence, check.synonyms, others=check.others, conditions=clinical.condition_lines())
             if match.matched:
                 return True, f"no marker; the response states {match.statement.head if match.statement else sentence!r}"
         return False, "no diagnosis stated"
