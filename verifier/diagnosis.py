@@ -98,7 +98,8 @@ _EXCLUSION = re.compile(
 _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"),
               # the condition's former or other name is the same condition: "GPPPD (DSM-5; formerly vaginismus)"
               (re.compile(r"[,;]?\s*\b(?:formerly|previously|once)\s+(?:called\s+|known\s+as\s+|termed\s+)?[^,;()]+"
-                          r"|[,;]?\s*\b(?:also\s+known\s+as|aka|a\.k\.a\.)\s+[^,;()]+", re.IGNORECASE), ""), (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
+                          r"|[,;]?\s*\b(?:also\s+known\s+as|aka|a\.k\.a\.)\s+[^,;()]+", re.IGNORECASE), ""),
+              (re.compile(r"\bw/o\b", re.IGNORECASE), "without"),
               (re.compile(r"\bd/o\b", re.IGNORECASE), "disorder"), (re.compile(r"\bh/o\b", re.IGNORECASE), "history of"),
               (re.compile(r"\bw/(?=\s|\w)", re.IGNORECASE), "with "), (re.compile(r"\b2/2\b"), "secondary to"),
               (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"),  # spinal levels
@@ -382,11 +383,12 @@ def _layer_conditions(conditions: Conditions) -> tuple[tuple[str, tuple[str, ...
     known = {p for _, phrases in _builtin() for p in phrases}
     out = []
     for names in conditions:
-        kin = frozenset(w for p in _alias_phrases(names) for w in p.split()) - _FILLER
+        aliases = _alias_phrases(names)
+        kin = frozenset(w for p in aliases for w in p.split()) - _FILLER
         # a presentation is not a rival, nor a condition named by one ("pleural effusion" in "Meigs syndrome: ovarian mass,
-        # ascites, pleural effusion")
-        # nor a short abbreviation, which lower case makes a word ("cap", community-acquired pneumonia, in "cradle cap")
-        phrases = tuple(p for p in _alias_phrases(names) if p.split()[-1] not in _PRESENTATIONS
+        # ascites, pleural effusion"), nor a short abbreviation, which lower case makes a word ("cap", community-acquired
+        # pneumonia, in "cradle cap")
+        phrases = tuple(p for p in aliases if p.split()[-1] not in _PRESENTATIONS
                         and (" " in p or len(p) > _SHORT_ABBREVIATION))
         if phrases and not known & set(phrases):
             out.append((f"layer:{names[0].lower()}", phrases, kin))
