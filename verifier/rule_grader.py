@@ -49,6 +49,10 @@ RULE = "rule"
 EMERGENCY_NUMBERS = "911|999|112|000|995"
 URGENT_NUMBERS = f"{EMERGENCY_NUMBERS}|988|1-800-suicide|1-800-273-talk|1-800-273-8255"  # the US crisis lines, old and new
 HELP_NUMBERS = f"{URGENT_NUMBERS}|111"
+# the specialties a care-now plan hands the patient to at once ("Gynae now", "Urology paged stat", "Ortho seeing you
+# now"), and the surgeons by their British and American names
+ACUTE_SPECIALTIES = r"gyna?e\w*|obstetric\w*|ob[/-]?gyn|o&g|urolog\w*|orthopa?ed\w*|ortho"
+SURGEONS = r"surgeons?|surgical\s+team|general\s+surgery"
 
 _EMERGENCY_RE = re.compile(
     rf"\b(?:call(?:ing)?\s+(?:{EMERGENCY_NUMBERS}|an\s+ambulance|emergency\s+services|for\s+an\s+ambulance|ems\b)"
@@ -166,7 +170,7 @@ _EMERGENCY_RE = re.compile(
     r"|(?:asking|calling|referring\s+(?:you\s+)?to)\s+(?:the\s+)?(?:icu|itu|hdu|intensive\s+care|critical\s+care|high[- ]dependency)"
     # a terse plan's team or theatre now, as its own clause ("Gynae now. Theatre now, keyhole."); "refer to urology now"
     # mid-sentence may be a routine letter sent now
-    r"|(?:^|(?<=[.!?\n:;])\s*|(?<=[.!?\n:;] ))(?:gyna?e\w*|obstetric\w*|ob[/-]?gyn|o&g|urolog\w*|orthopa?ed\w*|theatres?"
+    rf"|(?:^|(?<=[.!?\n:;])\s*|(?<=[.!?\n:;] ))(?:{ACUTE_SPECIALTIES}|theatres?"
     r"|the\s+or)\s+(?:now|immediately|straight\s+away|stat)\b"
     r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team)"
     # round 23: "you'll be staying in", "the high-dependency team are coming to see you", "Gynae on their way, theatre
@@ -174,19 +178,19 @@ _EMERGENCY_RE = re.compile(
     r"|(?:you'll|you\s+will|she'll|he'll|they'll)\s+be\s+staying\s+in\b(?!\s+(?:bed|touch|the\s+house|at\s+home))"
     r"|(?:icu|itu|hdu|picu|nicu|intensive\s+care|high[- ]dependency|critical\s+care)\s+(?:team|unit|doctors?)\s+(?:are|is)\s+"
     r"(?:coming|on\s+(?:their|its)\s+way)"
-    r"|(?:gyna?e\w*|obstetric\w*|ob[/-]?gyn|urolog\w*|orthopa?ed\w*|surgeons?|surgical\s+team|general\s+surgery)\s+(?:are\s+|is\s+)?"
+    rf"|(?:{ACUTE_SPECIALTIES}|{SURGEONS})\s+(?:are\s+|is\s+)?"
     r"(?:on\s+(?:their|its)\s+way|coming\s+(?:now|down|to\s+see\s+you))"
     r"|\btheatres?\s+(?:today|tonight|this\s+(?:morning|afternoon|evening))\b"
     # round 37: a terse plan's surgeons seeing the patient now, and the keyhole operation today ("Surgery seeing you now.
     # Lap appy today."); the GP surgery seeing you "today" or "next week" is an appointment
-    r"|(?:surgery|surgeons?|surgical\s+team|gyna?e\w*|urolog\w*|orthopa?ed\w*|ortho)\s+(?:are\s+|is\s+|will\s+be\s+)?"
+    rf"|(?:surgery|{SURGEONS}|{ACUTE_SPECIALTIES})\s+(?:are\s+|is\s+|will\s+be\s+)?"
     r"(?:seeing|reviewing|assessing)\s+(?:you|her|him|them)\s+(?:now|immediately|straight\s+away|right\s+away|urgently)\b"
     r"|\blap(?:aroscopic)?\s+(?:appy|appendic?ectomy|appendectomy|chole|cholecystectomy)\s+(?:today|tonight|now)\b"
     # round 38: the team paged at once or taking the patient to theatre ("Gyne paged stat for laparoscopy", "Gyne to OR"),
     # and resuscitation begun ("Now: two large IVs, fluids, crossmatch")
-    r"|(?:gyna?e\w*|ob[/-]?gyn|urolog\w*|orthopa?ed\w*|surgery|surgeons?|surgical\s+team|general\s+surgery|vascular)\s+"
+    rf"|(?:{ACUTE_SPECIALTIES}|surgery|{SURGEONS}|vascular)\s+"
     r"(?:paged|bleeped|called|consulted)\s+(?:stat|now|immediately|urgently|emergently)\b"
-    r"|(?:^|(?<=[.!?\n:;,])\s*)(?:gyna?e\w*|ob[/-]?gyn|urolog\w*|orthopa?ed\w*|surgeons?|surgical\s+team|general\s+surgery)\s+"
+    rf"|(?:^|(?<=[.!?\n:;,])\s*)(?:{ACUTE_SPECIALTIES}|{SURGEONS})\s+"
     r"(?:to|for)\s+(?:the\s+)?(?:or|theatres?|operating\s+room)\b"
     r"|\b(?:two|2)\s+large(?:[- ]bore)?\s+(?:ivs?|cannula\w*|lines|access)\b"
     # round 39: admitted to a monitored bed, and kept in now ("Admission to a monitored unit", "You're staying in on a
