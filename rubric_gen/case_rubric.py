@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "16"
+CASE_RUBRIC_VERSION = "17"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -126,6 +126,8 @@ _EMPATHY_TERMS = [
     "take heart", "a lot to land on you",
     # round 40: "Ay, pobrecito" (a Spanish-speaking clinician's sympathy)
     "pobrecito", "pobrecita",
+    # round 41: "Good pick-up, Mum - tough week for you", "You did exactly right bringing her in"
+    "tough week", "hard week", "you did right", "you did exactly right", "you did just right",
     # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
     "doing a grand job", "doing everything right",
     # round 28: "This is proper hard on you, love", "hard going for you", "You didn't cause this"
@@ -267,8 +269,10 @@ _SAFETY_NET_RE = (
     rf"|(?:^|[.!?\n])[^.!?\n:]{{3,120}}:\s*[^.!?\n]{{1,40}}?\bthen\s+(?:(?:call|ring|dial|phone)\s+)?(?:{_NET_EMERGENCY})\b"
     # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
     # and with its condition: "999 if breathless, chest pain, coughing blood", "ED/911 right away for SOB"
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:back\s*/\s*)?(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY})){{0,2}}(?:\s+(?:{_NET_SOON}))?"
-    rf"\s+(?:(?:for|with)\s+(?!{CARE_WORDS})|(?:if|should|whenever)\b)"
+    # round 41: or the nurse beside it, then a colon: "911 / tell nurse for: sudden vision loss, confusion"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:back\s*/\s*)?(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}"
+    r"|(?:tell|call|page|alert|buzz)\s+(?:the\s+|a\s+|your\s+)?(?:nurses?|rn|staff))){0,2}"
+    rf"(?:\s+(?:{_NET_SOON}))?\s+(?:(?:for|with)\s*:?\s+(?!{CARE_WORDS})|(?:if|should|whenever)\b)"
     # a list, then what it needs: "more blood in your vomit, black stools again, feeling faint ... needs 999 straight away"
     rf"|,{_IN_SENTENCE}{{0,100}}\b(?:needs?|means?|warrants?) (?:(?:you )?(?:ring|call|dial|phone|ringing|calling) )?(?:{_NET_EMERGENCY})\b"
     # the help heading a list of what to look out for: "999 or A&E: constant spinning, deafness, bad headache";
@@ -708,13 +712,23 @@ def _differential_names(condition: str) -> list[str]:
     return names
 
 
+# Always part of a baby's history (under two): how the baby feeds, grows and wets nappies, and the danger signs of any
+# unwell infant (vomiting, fever, fits, floppiness or drowsiness, going blue, jaundice), with the birth and the jabs.
+_CORE_INFANT_HISTORY = ["feeding", "weight gain", "wet nappies", "vomiting", "fever", "fits", "floppy", "drowsy",
+                        "going blue", "jaundice", "birth history", "vaccinations"]
+INFANT_AGE = 2  # years
+
+
 def case_vocabulary(case: Case) -> list[str]:
     """What a question may be about and still be about this case: every key of the case's record, its
-    examination findings and results included ("Any droopy eyelids?" where the examination finds a ptosis)."""
+    examination findings and results included ("Any droopy eyelids?" where the examination finds a ptosis), and
+    a baby's core history where the patient is under two."""
+    age = case.demographics.age
     texts = [case.chief_complaint, case.history_of_present_illness, *case.primary_symptoms,
              *case.secondary_symptoms, *case.past_medical_history, *case.social_history, *case.family_history,
              *case.medications, *case.allergies, *case.review_of_systems, *case.key_questions, *case.red_flags,
-             *case.physical_exam, *case.physical_exam.values(), *case.test_results.values(), *_CORE_HISTORY]
+             *case.physical_exam, *case.physical_exam.values(), *case.test_results.values(), *_CORE_HISTORY,
+             *(_CORE_INFANT_HISTORY if age is not None and age < INFANT_AGE else [])]
     keys: list[str] = []
     for text in texts:
         keys.extend(k for k in clinical.terms(text) if not clinical.is_generic(k))

@@ -301,12 +301,18 @@ def fold(word: str) -> str:
     return word
 
 
+# a spoken "-in'" ("Vomitin' after feeds?"), not a quoted word that ends in "in" ('Robin'); a curly apostrophe is
+# gone by then, with the accents
+_DROPPED_G = re.compile(r"(?<!')\b([a-z]{2,})in'(?![a-z])")
+
+
 @lru_cache(maxsize=1 << 14)
 def words(text: str) -> tuple[str, ...]:
     """Folded words of ``text`` (accents stripped, possessive 's dropped). Cached: the grader reads the same
     names and turns many times over."""
     plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     plain = re.sub(r"['’]s\b", "", plain)
+    plain = _DROPPED_G.sub(r"\1ing", plain)
     return tuple(fold(w) for w in _WORD.findall(plain))
 
 
@@ -521,8 +527,9 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
         and not content(_split_qualifier(outside[0])[0]) & answer_words
     for index, part in enumerate(kept):
         head, tail = _split_qualifier(re.sub(r"\([^)]*\)", " ", part))
-        if index and ids == ["answer"] and (_presentation_only(head) or _failure_named(head, lex)) \
-                and not any(c.startswith("other:") for c in _named(head, lex)):
+        if index and ids == ["answer"] and (_presentation_only(head, answer_words) or _failure_named(head, lex)) \
+                and not any(c.startswith("other:") for c in _named(head, lex)) \
+                and not set(_named(tail, lex)) - {"answer"} and not _condition_shaped(tail):
             continue  # what the answer brought about, not a second diagnosis: "Late dumping syndrome - hypoglycaemia"
         found = sorted(set(_named(head, lex)))
         if not found and (index or first_rival) and _condition_shaped(head) and not _gloss(part, lex):
@@ -609,17 +616,20 @@ def _condition_shaped(part: str) -> bool:
     return any(t in _CONDITION_NOUNS for t in tokens) or any(_CONDITION_SUFFIX.search(t) for t in tokens - GENERIC)
 
 
-def _presentation_only(part: str) -> bool:
+def _presentation_only(part: str, answer_words: frozenset[str] = frozenset()) -> bool:
     """Whether ``part`` names a presentation and nothing else ("hypoglycaemia", "with seizures"), or what it
-    followed ("hypoglycaemia post sleeve gastrectomy")."""
+    followed ("hypoglycaemia post sleeve gastrectomy"), or the answer's own kind of it, qualified by the answer's words
+    ("Dumping syndrome - late-dumping hypoglycaemia")."""
     named = content(re.split(r"\s+post\s", part, maxsplit=1)[0])
     tokens = named - GENERIC - BODY - SITES
+    if tokens & answer_words:
+        tokens -= answer_words | _STAGES
     if named & _FAILURE and named & BODY and tokens <= _FAILURE_QUALIFIERS:  # "heart failure", "right heart strain"
         return True
     return bool(tokens) and tokens <= _PRESENTATIONS
 
 
-_STAGES = frozenset({"early", "mild", "moderate", "severe", "acute", "chronic", "incipient", "decompensated"})
+_STAGES = frozenset({"early", "late", "mild", "moderate", "severe", "acute", "chronic", "incipient", "decompensated"})
 _HEART_FAILURES = frozenset({"chf", "ccf", "hf", "lvf", "rvf", "adhf", "hfref", "hfpef"})  # diagnoses.yaml's abbreviations
 
 
