@@ -105,6 +105,8 @@ _NEGATIVE_RE = re.compile(r"^\s*(?:no|not|none|nothing|never|denies|otherwise he
 _HEALTHY_RE = re.compile(r"^\s*(?:(?:the patient|he|she|they) (?:is|are|was|were|has been|have been) )?"
                          r"(?:otherwise|previously) (?:healthy|fit|well)\b", re.IGNORECASE)
 _PAST_KEYS = frozenset({"past_history", "intent:previous"})
+# past illnesses of the mind too: "Psych history?" is answered by "No significant past medical history"
+_PAST_CONCEPTS = frozenset({"past_history", "mental_health_history"})
 # A blanket negative about a body system: "Denies ... any respiratory, gastrointestinal or urinary symptoms".
 _DENIES_SYSTEM_RE = re.compile(r"\b(?:denies|no|not|without|negative for)\b[^.;]*\b(?:symptoms?|problems?|complaints?)\b",
                                re.IGNORECASE)
@@ -367,7 +369,7 @@ class FactIndex:
         if (intents - {"intent:previous", "intent:associated"}) & self._answers[i] and fact.topic in _STORY_TOPICS \
                 and all(_place(group) for group in missing):
             return True
-        past = bool(_PAST_KEYS & intents) or any("past_history" in group or any(map(clinical.is_condition, group))
+        past = bool(_PAST_KEYS & intents) or any(_PAST_CONCEPTS & set(group) or any(map(clinical.is_condition, group))
                                                  for group in missing)
         if not past or fact.topic != "history":
             return False

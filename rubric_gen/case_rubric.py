@@ -126,6 +126,9 @@ _EMPATHY_TERMS = [
     "take heart", "a lot to land on you",
     # round 40: "Ay, pobrecito" (a Spanish-speaking clinician's sympathy)
     "pobrecito", "pobrecita",
+    # round 42: "Hard time, my dear", "It's no surprise you've been exhausted" ("You're in the right place" is
+    # reassurance: marked empathy once in round 42, not in round 23)
+    "hard time", "no surprise you", "no wonder you",
     # round 41: "Good pick-up, Mum - tough week for you", "You did exactly right bringing her in"
     "tough week", "hard week", "you did right", "you did exactly right", "you did just right",
     # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
@@ -265,6 +268,10 @@ _SAFETY_NET_RE = (
     # round 39: a clipped "Back or to the ED for numbness, pale/cold finger, worsening swelling"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?(?= for\b))\b"
     rf"{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    # round 42: "Call sooner for new fractures, severe pelvic pain, or low mood"; "Call for new fracture, ..."
+    r"|\b(?:call|ring|phone|contact)(?: (?:us|me|the clinic|the surgery|the practice|your gp|your doctor))?"
+    r"(?: (?:sooner|earlier|back|right away|straight away|urgently))? for (?:any |a )?(?:new|worse|worsening|more|severe|sudden)\b"
+    r"(?! (?:appointments?|prescriptions?|scripts?|referrals?|reviews?|bookings?|results?|dates?|times?)\b)"
     # round 36: a first step, then the emergency: "Shaky, sweaty, confused again: juice, then 911."
     rf"|(?:^|[.!?\n])[^.!?\n:]{{3,120}}:\s*[^.!?\n]{{1,40}}?\bthen\s+(?:(?:call|ring|dial|phone)\s+)?(?:{_NET_EMERGENCY})\b"
     # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
@@ -274,7 +281,7 @@ _SAFETY_NET_RE = (
     r"|(?:tell|call|page|alert|buzz)\s+(?:the\s+|a\s+|your\s+)?(?:nurses?|rn|staff))){0,2}"
     rf"(?:\s+(?:{_NET_SOON}))?\s+(?:(?:for|with)\s*:?\s+(?!{CARE_WORDS})|(?:if|should|whenever)\b)"
     # a list, then what it needs: "more blood in your vomit, black stools again, feeling faint ... needs 999 straight away"
-    rf"|,{_IN_SENTENCE}{{0,100}}\b(?:needs?|means?|warrants?) (?:(?:you )?(?:ring|call|dial|phone|ringing|calling) )?(?:{_NET_EMERGENCY})\b"
+    rf"|,{_IN_SENTENCE}{{0,100}}\b(?:needs?|means?|warrants?) (?:(?:you )?(?:ring|call|dial|phone|ringing|calling) )?(?:{_NET_EMERGENCY}|{HELP_NUMBERS})\b"
     # the help heading a list of what to look out for: "999 or A&E: constant spinning, deafness, bad headache";
     # "Urgent, same day to A&E: numbness between the legs or bottom, bladder or bowel trouble, leg weakness"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:urgent(?:ly)?|same[- ]day|straight|go|come|head|back),?\s+){{0,3}}(?:to\s+)?"

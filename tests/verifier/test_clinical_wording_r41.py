@@ -2,8 +2,8 @@
 general form, each beside a lookalike that must come out the other way. A spoken "-in'" ("Vomitin' after feeds?"),
 a baby's danger signs asked in a terse history that is no barrage, the answer's own kind of a presentation
 ("Dumping syndrome - late-dumping hypoglycaemia"), "how often now?" as a change, "How long have you been trying?",
-muscles that tighten, "What exactly were you doing when it hit?", "How much are you drinking?", "911 / tell nurse for:",
-and "tough week for you"."""
+muscles that tighten, "What exactly were you doing when it hit?", "911 / tell nurse for:", and "tough week for
+you"."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from tests.verifier.test_clinical_wording import _case, _met
 from tests.verifier.test_clinical_wording_r25 import _asked, _imported, _stated
 from verifier.diagnosis import words
-from verifier.types import Demographics
 from verifier.rule_grader import _recommends_emergency
+from verifier.types import Demographics
 
 
 @pytest.mark.parametrize(("text", "folded"), [
@@ -89,15 +89,6 @@ def test_what_exactly_were_you_doing_when_it_hit_asks_the_onset() -> None:
     item = "Before giving a diagnosis, asks: When did it start"
     assert _asked(case, "What exactly were you doing when it hit?", item)
     assert not _asked(case, "What exactly do you do for work?", item)
-
-
-@pytest.mark.parametrize(("question", "asked"), [
-    ("How much are you drinking, and any cannabis or other drugs?", True),
-    ("Are you drinking enough fluids?", False),
-])
-def test_how_much_are_you_drinking_asks_about_alcohol(question: str, asked: bool) -> None:
-    case = _case(final_diagnosis="Depression", key_questions=["How much alcohol do you drink?"])
-    assert _asked(case, question, "Before giving a diagnosis, asks: How much alcohol") is asked
 
 
 _NET = "Gives safety-netting advice"
