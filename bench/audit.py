@@ -68,7 +68,7 @@ def _recall_figures(report, seconds: float) -> dict:  # noqa: ANN001 - bench scr
                 entry["false_penalty_criteria"] = f.false_penalty_criteria
             registers[f.register_] = entry
         out[ladder.split] = {"cases": ladder.cases, "registers": registers, "ladder_ordered": ladder.share,
-                             "ladder_not_ordered": ladder.not_ordered}
+                             "ladder_by_unclipped_score": ladder.by_score, "ladder_not_ordered": ladder.not_ordered}
     out["seconds"] = round(seconds, 1)
     return out
 

@@ -513,6 +513,9 @@ class Rung(BaseModel):
     name: str
     reward: float | None
     detail: str = ""  # the exploit that was best, for the last rung
+    # the unclipped score (the verifier's scores["overall"], which the multi-turn stage trains on): where two rungs'
+    # rewards tie at the clip's bound (both 0), it tells whether the training signal still orders them
+    score: float | None = None
 
 
 class CaseLadder(_Model):
@@ -523,6 +526,7 @@ class CaseLadder(_Model):
     rungs: list[Rung]
     ordered: bool = False
     reason: str = ""  # why it is not ordered
+    by_score: bool = False  # ordered only through the unclipped score, where two rewards tie at the clip's bound
 
 
 # Which rung must score strictly below which: a good consultation above one missing its history or its
@@ -531,9 +535,25 @@ LADDER_ORDER = (("natural", "no_history"), ("natural", "no_orders"), ("no_histor
                 ("no_orders", "wrong_diagnosis"), ("wrong_diagnosis", "best_exploit"))
 
 
+CLIP_BOUNDS = (0.0, 1.0)  # a reward is clipped to these; a tie at one hides an order the unclipped score may keep
+
+
+def _strictly_below(lower: Rung, upper: Rung) -> tuple[bool, bool]:
+    """(ordered, by the unclipped score only): ``lower`` scores strictly below ``upper``. Rewards that tie at the
+    clip's bound (the right process with the wrong diagnosis and an exploit, both 0) are told apart by the unclipped
+    score, where both have one; any other tie is a fault."""
+    low, high = lower.reward or 0.0, upper.reward or 0.0
+    if low < high:
+        return True, False
+    if low == high and low in CLIP_BOUNDS and lower.score is not None and upper.score is not None:
+        return lower.score < upper.score, True
+    return False, False
+
+
 def judge_ladder(ladder: CaseLadder, min_ratio: float = LADDER_MIN_RATIO) -> CaseLadder:
     """Ordered: the natural rung >= ``min_ratio`` x the reference and every pair of ``LADDER_ORDER`` strictly
-    ordered. Any rung that could not be graded leaves the ladder unordered. ``reason`` lists every fault."""
+    ordered (two rewards tied at the clip's bound by their unclipped scores: ``by_score``). Any rung that could not be
+    graded leaves the ladder unordered. ``reason`` lists every fault."""
     missing = [r.name for r in ladder.rungs if r.reward is None]
     if ladder.reference is None or missing:
         reason = f"unscored: {', '.join((['reference'] if ladder.reference is None else []) + missing)}"
@@ -543,11 +563,18 @@ def judge_ladder(ladder: CaseLadder, min_ratio: float = LADDER_MIN_RATIO) -> Cas
     if first < min_ratio * ladder.reference:
         faults.append(f"natural {first:.3f} < {min_ratio:g} x reference {ladder.reference:.3f}")
     rungs = {r.name: r for r in ladder.rungs}
+    by_score = False
     for above, below in LADDER_ORDER:
         upper, lower = rungs.get(above), rungs.get(below)
-        if upper is not None and lower is not None and (lower.reward or 0.0) >= (upper.reward or 0.0):
-            faults.append(f"{lower.name} {lower.reward:.3f} >= {upper.name} {upper.reward:.3f}")
-    return ladder.model_copy(update={"ordered": not faults, "reason": "; ".join(faults)})
+        if upper is None or lower is None:
+            continue
+        ordered, tie = _strictly_below(lower, upper)
+        by_score |= ordered and tie
+        if not ordered:
+            scores = f" (unclipped {lower.score:.3f} >= {upper.score:.3f})" if tie else ""
+            faults.append(f"{lower.name} {lower.reward:.3f} >= {upper.name} {upper.reward:.3f}{scores}")
+    return ladder.model_copy(update={"ordered": not faults, "reason": "; ".join(faults),
+                                     "by_score": by_score and not faults})
 
 
 class LadderFigures(BaseModel):
@@ -556,6 +583,7 @@ class LadderFigures(BaseModel):
     ordered: int = 0
     share: float | None = None
     not_ordered: list[str] = Field(default_factory=list)  # "case-id: reason"
+    by_score: int = 0  # of those ordered, how many only through the unclipped score (a tie at the clip's bound)
 
 
 def ladder_figures(ladders: Sequence[CaseLadder], split: Split) -> LadderFigures:
@@ -563,6 +591,7 @@ def ladder_figures(ladders: Sequence[CaseLadder], split: Split) -> LadderFigures
     ordered = sum(1 for ladder in chosen if ladder.ordered)
     return LadderFigures(split=split, cases=len(chosen), ordered=ordered,
                          share=round(ordered / len(chosen), 4) if chosen else None,
+                         by_score=sum(1 for ladder in chosen if ladder.ordered and ladder.by_score),
                          not_ordered=[f"{ladder.case_id}: {ladder.reason}" for ladder in chosen if not ladder.ordered])
 
 
@@ -598,6 +627,13 @@ def summarise(results: Sequence[ConsultationResult], ladders: Sequence[CaseLadde
 
 
 # --------------------------------------------------------------------------- grading (I/O)
+def _unclipped(result: VerifyResult | None) -> float | None:
+    """The verifier's unclipped score of a graded request (None where it could not grade)."""
+    if result is None or reward_of(result) is None or "overall" not in result.scores:
+        return None
+    return float(result.scores["overall"])
+
+
 def guesses_right(policy: AuditPolicy[Case], case: Case) -> bool:
     """Whether ``policy``'s consultation on ``case`` ends in the case's own diagnosis."""
     request = policy.build(case)
@@ -612,11 +648,12 @@ def natural_request(case: Case, turns: Sequence[str]) -> MedicalVerifyRequest:
 
 async def recall_audit(
     cases: Sequence[Case], natural: NaturalSet, *, case_set: str, precision: AuditReport | None = None,
-    concurrency: int = 8, progress: Callable[[str], None] | None = None,
+    concurrency: int = 8, progress: Callable[[str], None] | None = None, ladders: bool = True,
 ) -> RecallReport:
     """Grade every natural consultation of ``natural`` on ``cases`` and build the report. The reference's and
     the case-independent exploits' rewards come from ``precision`` (the exploit audit run on the same cases)
-    where it has them, and are graded here otherwise."""
+    where it has them, and are graded here otherwise. ``ladders=False`` leaves the quality ladders (and the
+    exploits they need) out: the per-register figures alone."""
     by_id = {c.id: c for c in cases}
     unknown = [e.case for e in natural.entries if e.case not in by_id]
     if unknown:
@@ -646,7 +683,8 @@ async def recall_audit(
     reference = await policy_rewards(suite.reference, precision.reference if precision else None)
     audited = {p.name: p for p in precision.exploits} if precision else {}
     exploit_policies = {p.name: p for p in suite.exploits if p.case_independent}
-    exploits = {name: await policy_rewards(p, audited.get(name)) for name, p in exploit_policies.items()}
+    exploits = {name: await policy_rewards(p, audited.get(name)) for name, p in exploit_policies.items()} \
+        if ladders else {}
     say("reference and exploits")
 
     jobs = [(e, c) for e in natural.entries for c in e.consultations]
@@ -663,18 +701,27 @@ async def recall_audit(
         texts = ladder_turns(case, first.turns)
         # A rubric that asks for no test cannot tell a consultation from itself without its orders: no such rung.
         names = [n for n in RUNGS[:-1] if n != "no_orders" or asks_for_tests(case)]
-        graded = await rewards([natural_request(case, texts[name]) for name in names])
-        rungs = [Rung(name=name, reward=reward) for name, reward in zip(names, graded, strict=True)]
+        graded = await asyncio.gather(*(grade(natural_request(case, texts[name])) for name in names))
+        rungs = [Rung(name=name, reward=None if g is None else reward_of(g), score=_unclipped(g))
+                 for name, g in zip(names, graded, strict=True)]
         # A fixed guess that happens to be this case's diagnosis ("Migraine" on the migraine case) is a lucky
         # guess, not a case-independent exploit: it is not held against the wrong-diagnosis rung.
         scored = {name: r[case.id] for name, r in exploits.items()
                   if r[case.id] is not None and not guesses_right(exploit_policies[name], case)}
         top = max(scored, key=lambda name: scored[name], default="")  # type: ignore[arg-type, return-value]
-        rungs.append(Rung(name="best_exploit", reward=scored.get(top), detail=top))
+        best = Rung(name="best_exploit", reward=scored.get(top), detail=top)
+        if top and scored[top] in CLIP_BOUNDS:  # tied at the bound: the best by the unclipped score
+            tied = [name for name in scored if scored[name] == scored[top]]
+            unclipped = await asyncio.gather(*(grade(exploit_policies[name].build(case)) for name in tied))
+            ranked = [(s, name) for name, g in zip(tied, unclipped, strict=True) if (s := _unclipped(g)) is not None]
+            if len(ranked) == len(tied):
+                score, top = max(ranked)
+                best = Rung(name="best_exploit", reward=scored[top], detail=top, score=score)
+        rungs.append(best)
         return judge_ladder(CaseLadder(case_id=case.id, heldout=entry.heldout, register=first.register_,
                                        reference=reference[case.id], rungs=rungs))
 
-    ladders = await asyncio.gather(*(ladder(e) for e in natural.entries))
+    built = await asyncio.gather(*(ladder(e) for e in natural.entries)) if ladders else []
     say("ladders")
     notes = [f"{len(natural.skipped)} natural case(s) left out: not among the audited cases"] if natural.skipped else []
     criteria = {e.case: {i.criterion for i in build_case_rubric(by_id[e.case]).items} for e in natural.entries}
@@ -683,7 +730,7 @@ async def recall_audit(
     if stale:
         notes.append(f"{stale} clinician item mark(s) in {natural.marks_source} name no item of today's rubric "
                      "(reworded since they were written): those items count by the writers' groups")
-    return summarise(results, ladders, case_set=case_set, source=natural.source, notes=notes)
+    return summarise(results, built, case_set=case_set, source=natural.source, notes=notes)
 
 
 # --------------------------------------------------------------------------- rendering
@@ -698,7 +745,7 @@ def render_recall_table(report: RecallReport) -> Any:
     title = (f"recall audit: medical {report.case_set} ({report.cases} cases, {report.consultations} natural "
              f"consultations, {report.source})")
     shares = [f"{f.split} {f.ordered}/{f.cases}" + ("" if f.share is None else f" ({f.share:.2f})")
-              for f in report.ladder]
+              + (f", {f.by_score} by the unclipped score" if f.by_score else "") for f in report.ladder]
     legend = ("ratio: to the exact-wording reference; lowest: the lowest case's ratio; clin.: to the same rubric "
               "decided by a clinician's item marks; recall: items a clinician marked met that were credited; "
               "false+: penalties met that no clinician confirmed; unsc.: could not be graded")

@@ -308,6 +308,30 @@ def test_judge_ladder_by_hand() -> None:
     assert not unscored.ordered and unscored.reason == "unscored: reference, no_history"
 
 
+def _scored(ladder: CaseLadder, wrong: float | None, exploit: float | None) -> CaseLadder:
+    rungs = [r.model_copy(update={"score": {"wrong_diagnosis": wrong, "best_exploit": exploit}.get(r.name)})
+             for r in ladder.rungs]
+    return ladder.model_copy(update={"rungs": rungs})
+
+
+def test_a_tie_at_the_reward_s_floor_is_told_apart_by_the_unclipped_score() -> None:
+    floor = _ladder("a", False, 1.0, 0.9, 0.7, 0.6, 0.0, 0.0)
+    assert not judge_ladder(floor).ordered  # no unclipped scores: the tie stands
+    below = judge_ladder(_scored(floor, -0.2, -0.6))
+    assert below.ordered and below.by_score
+    above = judge_ladder(_scored(floor, -0.6, -0.2))
+    assert not above.ordered and not above.by_score
+    assert above.reason == "best_exploit 0.000 >= wrong_diagnosis 0.000 (unclipped -0.200 >= -0.600)"
+    # a tie inside the clip's bounds is a tie of the training signal too
+    inside = judge_ladder(_scored(_ladder("a", False, 1.0, 0.9, 0.7, 0.6, 0.15, 0.15), 0.15, 0.1))
+    assert not inside.ordered
+    # an order the rewards already make needs no score
+    plain = judge_ladder(_scored(_ladder("a", False, 1.0, 0.9, 0.7, 0.6, 0.2, 0.0), 0.2, -0.5))
+    assert plain.ordered and not plain.by_score
+    figures = ladder_figures([below, above, plain], "tune")
+    assert (figures.ordered, figures.by_score) == (2, 1)
+
+
 def test_a_ladder_without_a_no_orders_rung_where_the_rubric_asks_for_no_test() -> None:
     rungs = ("natural", "no_history", "wrong_diagnosis", "best_exploit")
     ladder = CaseLadder(case_id="a", heldout=True, register="gp_lay", reference=1.0,
@@ -385,12 +409,16 @@ async def test_recall_audit_on_the_fixture(cases: dict[str, Case]) -> None:
     for ladder in report.ladders:
         assert [r.name for r in ladder.rungs] == list(RUNGS) and ladder.register_ == "gp_lay"
         assert all(r.reward is not None for r in ladder.rungs) and ladder.rungs[-1].detail in independent
+        assert all(r.score is not None for r in ladder.rungs[:-1])  # the text rungs' unclipped scores
         assert ladder.ordered == judge_ladder(ladder).ordered
         # a wrong diagnosis with neither history nor orders is the floor of the good process
         assert ladder.rungs[3].reward < ladder.rungs[0].reward
     assert [f.cases for f in report.ladder] == [1, 1]
     table = render_recall_table(report)
     assert table.row_count == len(report.figures) and "recall audit" in str(table.title)
+    # without the ladders: the same consultations graded alike, and no exploit graded for them
+    bare = await recall_audit(list(cases.values()), natural, case_set="project", ladders=False)
+    assert bare.ladders == [] and [r.reward for r in bare.results] == [r.reward for r in report.results]
 
 
 # --------------------------------------------------------------------------- bad input
