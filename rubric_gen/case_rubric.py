@@ -126,6 +126,9 @@ _EMPATHY_TERMS = [
     "take heart", "a lot to land on you",
     # round 40: "Ay, pobrecito" (a Spanish-speaking clinician's sympathy)
     "pobrecito", "pobrecita",
+    # round 43: "Ay naku, that's no fun at all", "You're in bits, so you are", "one of the worst pains going, and
+    # you've handled it well"
+    "no fun", "in bits", "worst pains going", "worst pain going", "handled it well",
     # round 42: "Hard time, my dear", "It's no surprise you've been exhausted" ("You're in the right place" is
     # reassurance: marked empathy once in round 42, not in round 23)
     "hard time", "no surprise you", "no wonder you",
@@ -177,7 +180,7 @@ _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|
                rf"same[- ]day|{_NET_TELL}|emergency|urgent\w*|{HELP_NUMBERS}|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
-_NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|the child|your \w+))(?: straight| right)?(?: back)?"
+_NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|baby|the child|your \w+))(?: straight| right)?(?: back)?"
            r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emerg|emergency(?: department| room)?|hospital|urgent care|clinic|"
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|rtc|"
            r"escalat\w*|rted|attend|re-?present|present|pop (?:straight |right )?(?:down|over|back|in)|"
@@ -261,13 +264,17 @@ _SAFETY_NET_RE = (
     rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) "
     rf"(?:medical )?(?:help|care|attention|advice|review)"
     # told, not done: "Get urgent help for chest pain" opens its sentence ("we will get urgent help for ..." does not)
-    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s+(?!{CARE_WORDS})"
+    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s*:?\s+(?!{CARE_WORDS})"
     rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate|attend|present to"
-    r"|(?:call|ring|page|buzz) (?:the |a |your )?nurses?"  # round 36: "Call nurse for more drowsiness, seizure, ..."
+    r"|(?:call|ring|page|buzz) (?:the |a |your )?(?:nurses?|rn)"  # round 36: "Call nurse for more drowsiness, seizure, ..."
     r"|flag (?:the |a |your |his |her |their )?(?:rn|nurses?|staff|team)"  # round 38: "Flag the RN right away for CP"
     # round 39: a clipped "Back or to the ED for numbness, pale/cold finger, worsening swelling"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?(?= for\b))\b"
     rf"{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    # round 43: a list, then a colon and the help: "fever or shivers, redness spreading, ...: get back to me the same
+    # day"; "fever/chills, spreading redness, new joints: message me same day or go to urgent care"
+    rf"|,{_IN_SENTENCE}{{0,160}}:\s*(?:get back to (?:me|us)|(?:message|call|ring|phone|contact|text|email) (?:me|us|the "
+    r"(?:clinic|surgery|practice|office))|come (?:straight |right )?back|(?:go|head) (?:straight )?to|see (?:me|us|a doctor))\b"
     # round 42: "Call sooner for new fractures, severe pelvic pain, or low mood"; "Call for new fracture, ..."
     r"|\b(?:call|ring|phone|contact)(?: (?:us|me|the clinic|the surgery|the practice|your gp|your doctor))?"
     r"(?: (?:sooner|earlier|back|right away|straight away|urgently))? for (?:any |a )?(?:new|worse|worsening|more|severe|sudden)\b"
@@ -308,7 +315,8 @@ _SAFETY_NET_RE = (
     r"|\b(?:tell|alert|flag) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? (?:about|to) (?:any|new|a|worsening|more)\b"
     r"| (?:immediately|straight away|right away|at once|urgently|stat) (?:about|for)\b"  # "Alert nursing immediately for rebleeding"
-    r"| (?:immediately|straight away|right away|at once|urgently|now)\s*:\s*\w)"  # "Tell nurses at once: bleeding, ..."
+    r"| (?:immediately|straight away|right away|at once|urgently|now)\s*:\s*\w"  # "Tell nurses at once: bleeding, ..."
+    rf"|\s*:\s*{_IN_SENTENCE}{{3,120}},)"  # round 43: a list after the colon ("Tell nurse: worse pain, new joints, ...")
     # "Report immediately: rebleeding, dizziness", "Report any bleeding to the nurse"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))report (?:(?:immediately|straight away|right away|at once|urgently)\s*:\s*\w"
     r"|any\b"

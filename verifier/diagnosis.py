@@ -532,8 +532,10 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
                 and not set(_named(tail, lex)) - {"answer"} and not _condition_shaped(tail):
             continue  # what the answer brought about, not a second diagnosis: "Late dumping syndrome - hypoglycaemia"
         found = sorted(set(_named(head, lex)))
-        if not found and (index or first_rival) and _condition_shaped(head) and not _gloss(part, lex):
-            # "BPPV, labyrinthitis", "Gastroparesis, dumping syndrome": a rival the data lacks
+        if not found and (index or first_rival) and _condition_shaped(head) and not _gloss(part, lex) \
+                and not any(cid.startswith(CONTEXT) for _, _, cid in lex.spans(head)):
+            # "BPPV, labyrinthitis", "Gastroparesis, dumping syndrome": a rival the data lacks (not the answer's
+            # context, its past or where it shows: "DGI, septic arthritis of left wrist")
             found = ["unknown:" + " ".join(sorted(content(head)))]
         naming_parts += bool(found)
         ids.extend(c for c in found if c not in ids)

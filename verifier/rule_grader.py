@@ -342,8 +342,10 @@ class _Transcript:
             else:
                 stated = [clinical.spell_out(s) for s in parse_diagnoses(self.assistant[end])]
                 distinct = {content(s) for s in stated}
+                # where the answer shows itself ("DGI, septic arthritis of the left wrist") is context, as its past is
+                background = (*self.background, *clinical.manifestations(synonyms))
                 self._matches[key] = match_diagnosis(stated[0], synonyms, others=others,
-                                                     extra_statements=len(distinct) - 1, background=self.background,
+                                                     extra_statements=len(distinct) - 1, background=background,
                                                      conditions=clinical.condition_lines())
         return self._matches[key]
 

@@ -45,6 +45,7 @@ from verifier.clinical.diagnoses import (
     condition_lines,
     considered_names,
     diagnosis_names,
+    manifestations,
     mentions,
     spell_out,
     workup_tests,
@@ -90,6 +91,6 @@ __all__ = [
     "DIAGNOSES_FILE", "EXAM", "INTENT", "LANGUAGE_FILE", "METHOD", "SITE", "STOPWORDS", "TEST", "TESTS_FILE",
     "DiagnosesData", "LanguageData", "Order", "Resolution", "TestsData", "answers", "asked", "carry_method", "case_questions", "case_tests", "compose", "concepts",
     "condition_lines", "considered_names", "diagnosis_names", "folded", "found_by", "intents", "is_condition", "is_exam", "is_generic", "is_key", "is_routine", "is_sign", "is_sign_key",
-    "label", "mentions", "names", "panel_key", "panel_of", "parts_of", "core_of", "read_order", "resolve", "spell_out", "stem", "term_keys", "terms",
+    "label", "manifestations", "mentions", "names", "panel_key", "panel_of", "parts_of", "core_of", "read_order", "resolve", "spell_out", "stem", "term_keys", "terms",
     "system_symptoms", "test_groups", "topic", "topics", "touches", "workup_tests",
 ]

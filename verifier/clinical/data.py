@@ -189,6 +189,9 @@ class DiagnosesData(BaseModel):
     considered_as: dict[str, list[str]] = Field(default_factory=dict)
     # a condition -> the tests clinicians order in its work-up, beyond the case's own (never "unindicated")
     workup: dict[str, list[str]] = Field(default_factory=dict)
+    # a condition -> the conditions it shows itself as, named beside it as where it shows, never as a rival
+    # ("Disseminated gonococcal infection, septic arthritis of the left wrist")
+    manifestations: dict[str, list[str]] = Field(default_factory=dict)
 
 
 def _read(path: Path, model: type[BaseModel]) -> BaseModel:

@@ -32,6 +32,15 @@ def _by_condition(section: str) -> dict[str, tuple[str, ...]]:
     return {" ".join(folded(k)): tuple(v) for k, v in getattr(data, section).items()}
 
 
+def manifestations(names: Sequence[str]) -> list[str]:
+    """The conditions that ``names`` (one condition's names) show themselves as (``manifestations`` in the data):
+    named beside the diagnosis they say where it shows, they are no second diagnosis."""
+    out: list[str] = []
+    for name in diagnosis_names(list(names)):
+        out.extend(n for n in _by_condition("manifestations").get(" ".join(folded(name)), ()) if n not in out)
+    return out
+
+
 def considered_names(condition: str) -> list[str]:
     """The names by which a doctor considers ``condition`` in a differential: its diagnosis names (subtypes
     included: weighing a heart attack is weighing an acute coronary syndrome) and the broader everyday names
