@@ -126,6 +126,9 @@ _EMPATHY_TERMS = [
     "take heart", "a lot to land on you",
     # round 40: "Ay, pobrecito" (a Spanish-speaking clinician's sympathy)
     "pobrecito", "pobrecita",
+    # round 44: "It's a lot tae take in", "It's no easy news", "I ken it's a big word tae hear", "bless her", "Hard
+    # few months"
+    "lot tae take in", "no easy news", "big word to hear", "big word tae hear", "bless her", "bless him", "hard few",
     # round 43: "Ay naku, that's no fun at all", "You're in bits, so you are", "one of the worst pains going, and
     # you've handled it well"
     "no fun", "in bits", "worst pains going", "worst pain going", "handled it well",
@@ -270,11 +273,16 @@ _SAFETY_NET_RE = (
     r"|flag (?:the |a |your |his |her |their )?(?:rn|nurses?|staff|team)"  # round 38: "Flag the RN right away for CP"
     # round 39: a clipped "Back or to the ED for numbness, pale/cold finger, worsening swelling"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?(?= for\b))\b"
-    rf"{_IN_SENTENCE}{{0,25}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    # (round 44: "Return to clinic or ED right away for fever >38, rigors": the places and the haste before "for")
+    rf"{_IN_SENTENCE}{{0,40}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     # round 43: a list, then a colon and the help: "fever or shivers, redness spreading, ...: get back to me the same
     # day"; "fever/chills, spreading redness, new joints: message me same day or go to urgent care"
     rf"|,{_IN_SENTENCE}{{0,160}}:\s*(?:get back to (?:me|us)|(?:message|call|ring|phone|contact|text|email) (?:me|us|the "
-    r"(?:clinic|surgery|practice|office))|come (?:straight |right )?back|(?:go|head) (?:straight )?to|see (?:me|us|a doctor))\b"
+    r"(?:clinic|surgery|practice|office))|come (?:straight |right )?back|(?:go|head) (?:straight )?to|see (?:me|us|a doctor)"
+    # round 44: "Falls, chokin', hallucinations, sudden confusion: back quick"; "Thoughts worse, any plan: call or text
+    # 9-8-8, or 911"
+    rf"|back (?:quick|quickly|soon|sharpish|straight away|right away)|(?:call|text|ring|dial)(?: or (?:text|call))? "
+    rf"(?:{URGENT_NUMBERS}|{HELP_NUMBERS}))\b"
     # round 42: "Call sooner for new fractures, severe pelvic pain, or low mood"; "Call for new fracture, ..."
     r"|\b(?:call|ring|phone|contact)(?: (?:us|me|the clinic|the surgery|the practice|your gp|your doctor))?"
     r"(?: (?:sooner|earlier|back|right away|straight away|urgently))? for (?:any |a )?(?:new|worse|worsening|more|severe|sudden)\b"

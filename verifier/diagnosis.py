@@ -141,7 +141,11 @@ _SPELLING = (
 _WORD = re.compile(r"[a-z0-9]+")
 # One word for one meaning: a torn tendon is a ruptured one ("torn flexor tendon", "rupture of the flexor digitorum
 # profundus tendon"). "Tear" stays itself: a Mallory-Weiss tear is not an oesophageal rupture.
-_SAME_WORD = {"torn": "rupture", "ruptured": "rupture"}
+_SAME_WORD = {"torn": "rupture", "ruptured": "rupture",
+              # Scots words for common ones (round 44: "Keepin' fluids doon?", "Are ye goin' mair often, or rushin' tae
+              # the toilet?")
+              # ("tae" is "te" by then: British spellings are folded first)
+              "doon": "down", "ye": "you", "yer": "your", "mair": "more", "te": "to", "gaun": "going"}
 
 # Common conditions, one line each: a name and its aliases separated by "|". Used to tell a list of
 # conditions from one condition with qualifiers; a case adds its own differential.

@@ -46,8 +46,8 @@ RULE = "rule"
 # The telephone numbers a plan may send the patient to, one list per meaning (regex alternations):
 # an ambulance in the US and Canada, the UK, Europe, Australia and Singapore; also a crisis line (988, the US);
 # also advice on where to go (NHS 111). Care now names only the first; safety-netting may name any.
-EMERGENCY_NUMBERS = "911|999|112|000|995"
-URGENT_NUMBERS = f"{EMERGENCY_NUMBERS}|988|1-800-suicide|1-800-273-talk|1-800-273-8255"  # the US crisis lines, old and new
+EMERGENCY_NUMBERS = "911|999|112|000|995|9-1-1|9-9-9"  # also as spelled out digit by digit
+URGENT_NUMBERS = f"{EMERGENCY_NUMBERS}|988|9-8-8|1-800-suicide|1-800-273-talk|1-800-273-8255"  # the US crisis lines, old and new
 HELP_NUMBERS = f"{URGENT_NUMBERS}|111"
 # the specialties a care-now plan hands the patient to at once ("Gynae now", "Urology paged stat", "Ortho seeing you
 # now"), and the surgeons by their British and American names
@@ -195,7 +195,12 @@ _EMERGENCY_RE = re.compile(
     r"|\b(?:two|2)\s+large(?:[- ]bore)?\s+(?:ivs?|cannula\w*|lines|access)\b"
     # round 39: admitted to a monitored bed, and kept in now ("Admission to a monitored unit", "You're staying in on a
     # closely monitored ward")
-    r"|\badmi(?:t|ssion)\s*(?:,\s*|to\s+(?:a\s+|the\s+)?)(?:monitored|telemetry|step[- ]?down|high[- ]care)\b"
+    r"|\badmi(?:t|tted|tting|ssion)\s*(?:,\s*|to\s+(?:a\s+|the\s+)?)(?:closely\s+)?(?:monitored|telemetry|step[- ]?down|high[- ]care)\b"
+    # round 44: the team already called, and the operation today ("I've already called the gynaecology team ... This
+    # needs an operation today, urgently")
+    rf"|\b(?:i've|i\s+have|we've|we\s+have)\s+(?:already\s+|just\s+)?(?:called|paged|bleeped|rung|phoned|contacted)\s+"
+    rf"(?:the\s+)?(?:{ACUTE_SPECIALTIES}|{SURGEONS}|surgical|on[- ]call|icu|intensive\s+care)\w*"
+    r"|\b(?:an\s+)?operation\s+(?:today|tonight|now|straight\s+away)\b"
     r"|\b(?:you're|you\s+are|he's|she's|they're)\s+staying\s+in\b(?!\s+(?:bed|touch|the\s+house|at\s+home))"
     r"|(?:activat\w+|call\w*|put\s+out|raised?)\s+(?:a\s+|the\s+)?(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)"  # "We've
     r"|(?:^|(?<=[.!?\n:;])\s*)(?:stroke|trauma|stemi)\s+(?:alert|call)\s*(?:[.!;:\n]|$))",  # called a stroke alert", "Stroke alert."
