@@ -44,6 +44,7 @@ def test_vb_is_vaginal_bleeding(question: str, asked: bool) -> None:
     ("We've just paged the surgical registrar.", True),
     ("You'll be admitted to a closely monitored bed, and we're starting insulin right now.", True),
     ("I've called the surgery to book your review next week.", False),
+    ("I've contacted the orthopaedic team, fracture clinic on Monday.", False),
     ("If the operation is ever needed, the gynaecology team will see you in clinic.", False),
 ])
 def test_the_team_already_called_and_the_operation_today(text: str, outright: bool) -> None:
