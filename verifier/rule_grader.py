@@ -200,7 +200,7 @@ _EMERGENCY_RE = re.compile(
     # needs an operation today, urgently")
     rf"|\b(?:i've|i\s+have|we've|we\s+have)\s+(?:already\s+|just\s+)?(?:called|paged|bleeped|rung|phoned|contacted)\s+"
     rf"(?:the\s+)?(?:{ACUTE_SPECIALTIES}|{SURGEONS}|surgical|on[- ]call|icu|intensive\s+care)\w*"
-    r"(?![^.!?\n;]*\b(?:tomorrow|next|later|clinic|appointment|letter|referral|weeks?|months?"  # not a booking:
+    r"(?![^.!?\n;]*\b(?:tomorrow|next|clinic|appointment|letter|referral|weeks?|months?"  # not a booking:
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b)"  # "I've contacted the orthopaedic team, fracture clinic Monday"
     r"|\b(?:an\s+)?operation\s+(?:today|tonight|now|straight\s+away)\b"
     r"|\b(?:you're|you\s+are|he's|she's|they're)\s+staying\s+in\b(?!\s+(?:bed|touch|the\s+house|at\s+home))"
