@@ -61,7 +61,8 @@ _OPEN_QUESTION_RE = re.compile(
     r"what(?:'s| has) (?:you|him|her|them) (?:in|bringing|coming|here)|who(?:'s| is) this|"
     r"tell me (more|about|a bit|a little|a wee bit|what)|go on|"
     r"anything else|what(?:'s| seems to be| is) the (problem|matter|trouble|issue)|what(?:'s| is) wrong|what(?:'s| is) up|"
-    r"describe|what happened|how are you|how're you|how(?:'s| is) it (?:going|gaun)|explain|whit like|"  # round 40: the Shetland "Whit like, lass?"
+    r"describe|what happened|how are you|explain|whit like|"  # round 40: the Shetland "Whit like, lass?"
+    r"how're you|how(?:'s| is) it (?:going|gaun)|"  # rounds 41 and 44: "Hey, how're you doin'?", "How's it gaun?"
     r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words)\b",
     re.IGNORECASE,
 )
