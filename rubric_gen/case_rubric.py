@@ -282,7 +282,7 @@ _SAFETY_NET_RE = (
     # round 44: "Falls, chokin', hallucinations, sudden confusion: back quick"; "Thoughts worse, any plan: call or text
     # 9-8-8, or 911"
     rf"|back (?:quick|quickly|soon|sharpish|straight away|right away)|(?:call|text|ring|dial)(?: or (?:text|call))? "
-    rf"(?:{URGENT_NUMBERS}|{HELP_NUMBERS}))\b"
+    rf"(?:{HELP_NUMBERS}))\b"  # (the help numbers hold the urgent ones)
     # round 42: "Call sooner for new fractures, severe pelvic pain, or low mood"; "Call for new fracture, ..."
     r"|\b(?:call|ring|phone|contact)(?: (?:us|me|the clinic|the surgery|the practice|your gp|your doctor))?"
     r"(?: (?:sooner|earlier|back|right away|straight away|urgently))? for (?:any |a )?(?:new|worse|worsening|more|severe|sudden)\b"
