@@ -109,7 +109,7 @@ _PAST_KEYS = frozenset({"past_history", "intent:previous"})
 # past illnesses of the mind too: "Psych history?" is answered by "No significant past medical history"
 _PAST_CONCEPTS = frozenset({"past_history", "mental_health_history"})
 # A blanket negative about a body system: "Denies ... any respiratory, gastrointestinal or urinary symptoms".
-_DENIES_SYSTEM_RE = re.compile(r"\b(?:denies|no|not|without|negative for)\b[^.;]*\b(?:symptoms?|problems?|complaints?)\b",
+_DENIES_SYSTEM_RE = re.compile(r"\b(?:denies|no|not|without|negative for)\b[^.;]*\b(?:symptoms?|problems?|complaints?|deficits?)\b",
                                re.IGNORECASE)
 # "No change in bowel habits or urination": a blanket negative about what the bowels and the bladder do, not about the
 # whole gut ("Diarrhoea or constipation?" and "Wet nappies?" are answered; "Any vomiting?" is not)
@@ -384,6 +384,7 @@ class FactIndex:
         first notice it?") and finds nothing by itself is read with the last question that named something
         (the index remembers it: one index per consultation), or, before any, with the complaint."""
         revealed = revealed or set()
+        question = _ENUMERATOR_RE.sub("", question)  # "One: when was she last normal?"
         # "What's the problem?" is an open question, not one about past problems: a word that names nothing ("problem",
         # "trouble") finds the story
         chosen = None if _OPEN_QUESTION_RE.search(question) and not _things(question) \
@@ -496,6 +497,9 @@ class FactIndex:
         return told[: self.max_facts] or None
 
 
+# A checklist's numbering before a question: "One: when was she last normal?", "2) Any fever?" (round 46)
+_ENUMERATOR_RE = re.compile(r"^\s*(?:(?:one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s*[:.)]|\(?\d{1,2}\))\s+",
+                            re.IGNORECASE)
 # Where one sentence asks two questions: ", and how fast ...", " or does it ...".
 _CLAUSE_RE = re.compile(r",\s*(?:and|or)\s+|\s+(?:and|or)\s+(?=(?:how|what|when|where|which|does|did|do|is|are|has|"
                         r"have|had|can|could|any)\b)", re.IGNORECASE)

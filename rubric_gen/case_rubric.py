@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "17"
+CASE_RUBRIC_VERSION = "18"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -137,6 +137,13 @@ _EMPATHY_TERMS = [
     "hard time", "no surprise you", "no wonder you",
     # round 41: "Good pick-up, Mum - tough week for you", "You did exactly right bringing her in"
     "tough week", "hard week", "you did right", "you did exactly right", "you did just right",
+    # round 45: "This is very treatable and you caught it at a check-up. Good job, Mom."
+    "good job,",
+    # round 46: "you're carrying a lot", "that's a lot on your plate", "you didn't cause it", "Oh my lover, you're in a
+    # proper state, can't keep still at all"
+    "carrying a lot", "lot on your plate", "didn't cause it", "did not cause it", "in a proper state",
+    # round 47: "... even though it hurts to watch", "It's not anyone's fault", "we will work through it"
+    "hurts to watch", "not anyone's fault", "isn't anyone's fault", "work through it", "work through this",
     # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
     "doing a grand job", "doing everything right",
     # round 28: "This is proper hard on you, love", "hard going for you", "You didn't cause this"
@@ -170,6 +177,13 @@ _EMPATHY_TERMS = [
     "that looks really uncomfortable", "that looks very uncomfortable", "poor lad", "poor boy", "poor girl",
     "poor little", "poor love",
 ]
+# An apology for the doctor's own delay is no sympathy for the patient (round 45: "Hey, sorry I'm running behind",
+# "Sorry, running late", marked not empathy eight times; "I'm sorry you've waited in pain" is)
+_NOT_EMPATHY = (r"\bsorry\b,?\s+(?:(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+)?(?:(?:running|a\s+bit|a\s+little|so"
+                r"|very|way|really)\s+)*(?:late|behind)\b"
+                r"|\bsorry\s+(?:to\s+(?:have\s+)?kept\s+you(?:\s+waiting)?|to\s+keep\s+you(?:\s+waiting)?|for\s+(?:the|your|the\s+long)\s+(?:wait|delay)"
+                r"|about\s+the\s+(?:wait|delay))\b"
+                r"|\bcarrying\s+a\s+lot\s+of\b")  # "carrying a lot of fluid" (round 46's lookalike) is no burden
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
 # vomiting or worse pain: straight back to A&E."; "Stroke signs - call 911."; "Return sooner: blood, weight loss").
@@ -213,7 +227,10 @@ _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|stra
 _NET_EMERGENCY = (rf"{URGENT_NUMBERS}|an ambulance|emergency services|ems|"
                   r"(?:the )?(?:a&e|ed|er|emerg|emergency(?: department| room)?)")
 _NET_TERMINAL = (rf"(?:(?:straight |go |come |back |to |the |get |head |now |immediately |eye )*(?:a&e|ed|er|emerg|{HELP_NUMBERS}|"
-                 r"emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|back in|escalate|"
+                 r"emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|escalate|"
+                 # "...: back in" is the help; "...: back in six weeks" is the follow-up (round 45's lookalike)
+                 r"back in(?!\s+(?:a|an|one|two|three|four|five|six|eight|ten|twelve|\d+|a\s+few|a\s+couple\s+of)"
+                 r"\s+(?:days?|weeks?|wks?|months?|mos?)\b)|"
                  r"same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty|"
                  r"(?:the )?crisis (?:line|team)|samaritans|(?:press |use |hit |ring )?(?:the |your )?(?:buzzer|call bell|call button|bell))"
@@ -227,6 +244,9 @@ _NET_TERMINAL = (rf"(?:(?:straight |go |come |back |to |the |get |head |now |imm
                  # round 34: "Regrowth, new lump, skin or nipple change, armpit lump: back to me."
                  r"|back to (?:me|us|the clinic|clinic|the surgery|your gp|your doctor)"
                  r"|get in touch)\b")
+# "Any questions, call me" invites questions; it names nothing to watch for
+_QUESTIONS = r"(?:further |other |more )?(?:questions?|queries|query|problems with (?:the |your )?(?:appointment|booking))\b"
+_NOT_QUESTIONS = rf"(?!{_QUESTIONS})"
 # The help said in the next sentence: "If it suddenly gets much worse, the bone may have broken. Go to A&E."
 _NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hospital|urgent care)|come (?:straight |right )?back|"
              rf"(?:call|ring|phone|dial) (?:{HELP_NUMBERS}|an ambulance|us|me|the (?:surgery|practice|clinic|ward|team|doctor|"
@@ -272,27 +292,36 @@ _SAFETY_NET_RE = (
     r"|(?:call|ring|page|buzz) (?:the |a |your )?(?:nurses?|rn)"  # round 36: "Call nurse for more drowsiness, seizure, ..."
     r"|flag (?:the |a |your |his |her |their )?(?:rn|nurses?|staff|team)"  # round 38: "Flag the RN right away for CP"
     # round 39: a clipped "Back or to the ED for numbness, pale/cold finger, worsening swelling"
-    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?(?= for\b))\b"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?(?= for\b)"
+    # round 47: the haste and a word to the patient before it: "Back right away, hon, for rebleeding, ..."
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:right away|straight away|immediately|now|quick)(?=(?:,\s*[a-z]+)?,?\s+for\b))\b"
     # (round 44: "Return to clinic or ED right away for fever >38, rigors": the places and the haste before "for")
     rf"{_IN_SENTENCE}{{0,40}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    # round 47: the haste, then "if": "Back now or ED if: pale poos, dark wee, more yellow, ..."
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:now|right away|straight away|immediately)"
+    r"(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))? if\b"
     # round 43: a list, then a colon and the help: "fever or shivers, redness spreading, ...: get back to me the same
     # day"; "fever/chills, spreading redness, new joints: message me same day or go to urgent care"
     rf"|,{_IN_SENTENCE}{{0,160}}:\s*(?:get back to (?:me|us)|(?:message|call|ring|phone|contact|text|email) (?:me|us|the "
     r"(?:clinic|surgery|practice|office))|come (?:straight |right )?back|(?:go|head) (?:straight )?to|see (?:me|us|a doctor)"
     # round 44: "Falls, chokin', hallucinations, sudden confusion: back quick"; "Thoughts worse, any plan: call or text
     # 9-8-8, or 911"
-    rf"|back (?:quick|quickly|soon|sharpish|straight away|right away)|(?:call|text|ring|dial)(?: or (?:text|call))? "
+    rf"|back (?:quick|quickly|soon|sooner|sharpish|straight away|right away)|(?:call|text|ring|dial)(?: or (?:text|call))? "
     rf"(?:{HELP_NUMBERS}))\b"  # (the help numbers hold the urgent ones)
     # round 42: "Call sooner for new fractures, severe pelvic pain, or low mood"; "Call for new fracture, ..."
     r"|\b(?:call|ring|phone|contact)(?: (?:us|me|the clinic|the surgery|the practice|your gp|your doctor))?"
     r"(?: (?:sooner|earlier|back|right away|straight away|urgently))? for (?:any |a )?(?:new|worse|worsening|more|severe|sudden)\b"
     r"(?! (?:appointments?|prescriptions?|scripts?|referrals?|reviews?|bookings?|results?|dates?|times?)\b)"
+    # round 45: a clipped "Call for wound infection, new lumps, changing moles": a list of what to call for opens the
+    # sentence ("Call for results, a refill" names care, "Call your pharmacy for refills" is no list of its own)
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))call (?:(?:us|me) )?for (?!{CARE_WORDS}|(?:a|an|the|your|my|any|more)\s)"
+    r"[a-z][^.!?\n,;:]{2,40},"
     # round 36: a first step, then the emergency: "Shaky, sweaty, confused again: juice, then 911."
     rf"|(?:^|[.!?\n])[^.!?\n:]{{3,120}}:\s*[^.!?\n]{{1,40}}?\bthen\s+(?:(?:call|ring|dial|phone)\s+)?(?:{_NET_EMERGENCY})\b"
     # clipped, the help first: "ED for severe headache, chest pain ...", "911 for cyanosis or apnoea"
     # and with its condition: "999 if breathless, chest pain, coughing blood", "ED/911 right away for SOB"
     # round 41: or the nurse beside it, then a colon: "911 / tell nurse for: sudden vision loss, confusion"
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:back\s*/\s*)?(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:back\s*/\s*)?(?:{_NET_EMERGENCY}|a&e|emerg)(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}|{HELP_NUMBERS}"
     r"|(?:tell|call|page|alert|buzz)\s+(?:the\s+|a\s+|your\s+)?(?:nurses?|rn|staff))){0,2}"
     rf"(?:\s+(?:{_NET_SOON}))?\s+(?:(?:for|with)\s*:?\s+(?!{CARE_WORDS})|(?:if|should|whenever)\b)"
     # a list, then what it needs: "more blood in your vomit, black stools again, feeling faint ... needs 999 straight away"
@@ -301,12 +330,17 @@ _SAFETY_NET_RE = (
     # "Urgent, same day to A&E: numbness between the legs or bottom, bladder or bowel trouble, leg weakness"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:urgent(?:ly)?|same[- ]day|straight|go|come|head|back),?\s+){{0,3}}(?:to\s+)?"
     rf"(?:{_NET_EMERGENCY})(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?\s*:\s*{_IN_SENTENCE}{{3,80}},"
+    # round 46: a clipped "Back now: hot swollen joint, fever, can't bear weight, black stools"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:now|straight away|right away|immediately|same[- ]day|urgently)\s*:\s*{_IN_SENTENCE}{{3,80}},"
+    # round 46: "Until transfer: any apnea, cyanosis or limpness, stimulate him and call 111"
+    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))any\s{_NOT_QUESTIONS}{_IN_SENTENCE}{{1,80}},\s*[^.!?\n,]{{1,40}}\s(?:and|then)\s+"
+    rf"(?:call|ring|dial|phone)\s+(?:{HELP_NUMBERS}|an ambulance|us|me)\b"
     # "any sudden testicle pain means come straight to A&E"
     rf"|\b(?:any|new|sudden)\b{_IN_SENTENCE}{{3,140}}\bmeans\s+(?:(?:you\s+)?(?:should\s+|must\s+|need\s+to\s+)?)"
     r"(?:come|coming|go|going|call|calling|ring|phone|dial|get|getting|seek|seeking|return|head|heading)\b"
     # a condition led by "any": "Any further fits, breathing pauses or colour change, call the nurse at once."
     # "Anything worse, more faint, more pain, breathless, press the bell at once."
-    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))(?:any\s+|anything\s+(?=(?:worse|new|unusual|different|concerning)\b))"
+    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))(?:any\s+{_NOT_QUESTIONS}|anything\s+(?=(?:worse|new|unusual|different|concerning)\b))"
     rf"{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let|press)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
@@ -335,7 +369,7 @@ _SAFETY_NET_RE = (
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."
-    rf"|(?:^|[.!?\n:]){_IN_SENTENCE}{{3,160}},\s*{_NET_TERMINAL}(?:\s+(?:nurses?|doctors?|team|ward|midwife))?"
+    rf"|(?:^|[.!?\n:])(?!\s*any\s+{_QUESTIONS}){_IN_SENTENCE}{{3,160}},\s*{_NET_TERMINAL}(?:\s+(?:nurses?|doctors?|team|ward|midwife))?"
     r"(?:\s+(?:now|immediately|straight away|right away|at once|urgently))?\s*(?:[.!]|$)"  # "..., call the nurse now."
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly",
@@ -857,7 +891,7 @@ def _build(case: Case) -> Rubric:
                        COMMUNICATION, "communication"))
     items.append(_item("Acknowledges the patient's concerns with empathy, for example saying they understand "
                        "the worry.", 1, COMMUNICATION, "communication",
-                       MentionsAny(terms=_EMPATHY_TERMS, requires_diagnosis=True)))
+                       MentionsAny(terms=_EMPATHY_TERMS, unless=_NOT_EMPATHY, requires_diagnosis=True)))
     items.append(_item("Keeps the final message focused (no more than 250 words).", 1, COMMUNICATION,
                        "communication", WordLimit(max_words=250, requires_diagnosis=True)))
     items.append(_item("Addresses a grader, a rubric or the scoring instead of the patient.", -5, COMMUNICATION,

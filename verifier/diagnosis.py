@@ -54,11 +54,12 @@ BODY = frozenset(
 )
 # Where a condition shows, its side and the part of a limb: "Haemophilia A, right knee haemarthrosis", "torn flexor
 # tendon at the tip of the right ring finger". They say where, never which condition, so they add no words to the
-# diagnosis.
+# diagnosis. The arteries and their segments by abbreviation belong here too: "Acute ischaemic stroke, left MCA
+# territory, with left M1/MCA large-vessel occlusion" is one diagnosis and where it is (round 45).
 SITES = frozenset(
     """r l rt lt bilateral both side sided knee knees wrist wrists ankle ankles elbow elbows shoulder shoulders hip hips
     hand hands foot feet finger fingers fingertip fingertips thumb thumbs toe toes ring index middle little tip
-    base""".split()
+    base territory mca aca pca ica eca pica aica m1 m2 m3 a1 a2 p1 p2 lad lcx rca""".split()
 )
 # "not" that rules out; "not excluding X", "not sure" keep X in play (a hedge)
 _RULES_OUT_NOT = r"not(?!\s+(?:excluding|excluded|yet|ruled|sure|certain|clear|definite))"
@@ -462,7 +463,8 @@ def _join_names(sentence: str, lex: _Lexicon) -> str:
 def _plain_word(word: str, lex: _Lexicon) -> bool:
     """A word that names no condition, alone or by its shape ("rupture", "avulsion"; not "TIA", "labyrinthitis")."""
     word = word.strip(",;:()")
-    return bool(word) and not lex.spans(word) and not _condition_shaped(word) and not word.isupper()
+    return (bool(word) and not lex.spans(word) and not _condition_shaped(word)
+            and (not word.isupper() or set(words(word)) <= SITES))
 
 
 @dataclass(frozen=True)

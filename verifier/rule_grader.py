@@ -130,7 +130,7 @@ _EMERGENCY_RE = re.compile(
     r"(?:the\s+)?hospital|(?:seen|assessed|reviewed)\s+in\s+(?:the\s+)?hospital|\bhospital\s+(?:assessment|review)"
     r"|(?:you|her|him|them)\s+in\s+hospital\s+(?:tonight|today|now)"
     r"|(?:admit(?:ted|ting)?|admission)\s*[,:]?\s+(?:you\s+|her\s+|him\s+|them\s+)?(?:straight\s+)?(?:(?:to|into)\s+)?"
-    r"(?:the\s+|a\s+)?(?:step[- ]?down\s*/\s*)?(?:intensive\s+care|icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit"
+    r"(?:the\s+|a\s+)?(?:step[- ]?down\s*/\s*)?(?:intensive\s+care|[mps]?icu|itu|hdu|high[- ]dependency|resus\w*|stroke\s+unit"
     r"|coronary\s+care|ccu|step[- ]?down)"
     # critical care called in now: "ICU consult for likely MICU admission", "the intensive care team is coming to see you"
     r"|\b(?:icu|micu|sicu|itu|hdu|ccu|intensive\s+care|critical\s+care)\s+(?:admission|consult|referral|review|team|bed|outreach)\b"
@@ -195,7 +195,10 @@ _EMERGENCY_RE = re.compile(
     r"|\b(?:two|2)\s+large(?:[- ]bore)?\s+(?:ivs?|cannula\w*|lines|access)\b"
     # round 39: admitted to a monitored bed, and kept in now ("Admission to a monitored unit", "You're staying in on a
     # closely monitored ward")
-    r"|\badmi(?:t|tted|tting|ssion)\s*(?:,\s*|to\s+(?:a\s+|the\s+)?)(?:closely\s+)?(?:monitored|telemetry|step[- ]?down|high[- ]care)\b"
+    r"|\badmi(?:t|tted|tting|ssion)\s*(?:,\s*|(?:you\s+|her\s+|him\s+|them\s+)?to\s+(?:a\s+|the\s+)?)(?:closely\s+)?"
+    r"(?:monitored|telemetry|step[- ]?down|high[- ]care)\b"
+    # round 45: "You'll be admitted to the hospital, a close-watch bed" (a condition before it is read apart)
+    r"|\b(?:you'll|you\s+will|he'll|he\s+will|she'll|she\s+will|they'll|they\s+will)\s+(?:need\s+to\s+)?be\s+admitted\b"
     # round 44: the team already called, and the operation today ("I've already called the gynaecology team ... This
     # needs an operation today, urgently")
     rf"|\b(?:i've|i\s+have|we've|we\s+have)\s+(?:already\s+|just\s+)?(?:called|paged|bleeped|rung|phoned|contacted)\s+"
@@ -738,6 +741,8 @@ def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[in
             labels = clinical.resolve(name, check.indicated).labels
             if labels:
                 indicated.add(frozenset(labels))
+            elif clinical.read_order(name).unread:
+                continue  # words the layer cannot read as a test ("with counselling and consent", "B"): not judged
             elif check.exempt_routine and clinical.is_routine(name):
                 indicated.add(frozenset({name.lower()}))
             else:
@@ -821,7 +826,10 @@ def decide(check: Check, transcript: _Transcript) -> tuple[bool, str]:
     if consultation is not None:
         return consultation
     if isinstance(check, MentionsAny):
-        hit = _mentions_any(transcript.text(check.scope), check.terms)
+        text = transcript.text(check.scope)
+        if check.unless:
+            text = _user_regex(check.unless, True).sub(" ", text)
+        hit = _mentions_any(text, check.terms)
         if hit is None and check.or_ordered \
                 and (ordered := _ordered_names(OrderedTest(tests=check.or_ordered), transcript)) is not None:
             return True, f"assessed at this visit: ordered {ordered!r}"

@@ -11,6 +11,7 @@ Conventions that every package relies on:
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -43,6 +44,16 @@ class _CheckBase(BaseModel):
     for_diagnosis: list[str] = Field(default_factory=list)
 
 
+def _compiles(pattern: str) -> str:
+    """A regular expression a rubric carries, checked where it arrives: a bad one is the rubric's error (HTTP 422
+    naming it), never a failure while grading."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression ({exc}): {pattern!r}") from exc
+    return pattern
+
+
 class MentionsAny(_CheckBase):
     kind: Literal["mentions_any"] = "mentions_any"
     terms: list[str] = Field(min_length=1)
@@ -50,6 +61,11 @@ class MentionsAny(_CheckBase):
     # Met too when one of these tests was ordered in the consultation: a prompt assessment that happened at this
     # visit ("same-day CT KUB") needs no words promising one.
     or_ordered: list[str] = Field(default_factory=list)
+    # Text read past before the terms are looked for (a regular expression, case ignored): a term said in passing
+    # with another meaning ("sorry I'm running late" is no sympathy).
+    unless: str = ""
+
+    _unless_compiles = field_validator("unless")(_compiles)
 
 
 class MentionsAll(_CheckBase):
@@ -71,6 +87,8 @@ class RegexCheck(_CheckBase):
     pattern: str
     ignore_case: bool = True
     scope: Scope = "assistant"
+
+    _pattern_compiles = field_validator("pattern")(_compiles)
 
 
 class AskedBeforeDiagnosis(_CheckBase):

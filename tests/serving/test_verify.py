@@ -60,3 +60,15 @@ async def test_rubrics_endpoint_builds_the_case_rubric_and_feeds_verify(live: Se
     local = await build_registry().verify(MedicalVerifyRequest.model_validate(request))
     assert result.reward == local.reward and len(result.criteria) == len(rubric.items)
     assert any(c.met for c in result.criteria) and not all(c.met for c in result.criteria if c.met is not None)
+
+
+def test_a_rubric_regex_that_does_not_compile_is_a_422_naming_it(live: Server) -> None:
+    task = {**RUBRIC_TASK, "rubrics": [{"criterion": "Matches", "points": 5, "check": {"kind": "regex",
+                                                                                      "pattern": "(unclosed"}}]}
+    request = {"domain": "medical", "task": task, "trajectory": [{"role": "assistant", "content": "hi"}],
+               "options": {"grading": "rule"}}
+    with live.client() as http:
+        response = http.post("/v1/verify", json=request)
+    assert response.status_code == 422, response.text
+    assert "not a valid regular expression" in response.json()["error"]["message"]
+    assert "'(unclosed'" in response.json()["error"]["message"]

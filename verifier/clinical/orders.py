@@ -28,6 +28,11 @@ class Order:
     def empty(self) -> bool:
         return not (self.tests or self.methods or self.sites or self.rest)
 
+    @property
+    def unread(self) -> bool:
+        """No test, method or site the layer knows: what it asks for cannot be told (and it touches no result)."""
+        return not (self.tests or self.methods or self.sites)
+
 
 @cache
 def _label_stems() -> frozenset[str]:
@@ -157,7 +162,9 @@ def touches(order: Order, target: Order) -> bool:
         return not order.sites or not target.sites or bool(order.sites & target.sites)
     if order.empty or order.tests or order.methods:
         return False
-    return bool(order.rest) and (order.rest <= target.rest or target.rest <= order.rest)
+    # words the layer does not know, shared both ways; a target of no such words is touched by none ("xyzzy",
+    # "everything" or "IIIa" asks for no result)
+    return bool(order.rest) and bool(target.rest) and (order.rest <= target.rest or target.rest <= order.rest)
 
 
 @dataclass(frozen=True)
