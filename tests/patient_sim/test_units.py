@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from patient_sim.cases import find_case
 from patient_sim.checker import LeakChecker
 from patient_sim.facts import FactIndex, case_facts
@@ -98,3 +100,12 @@ def test_patient_model_hears_the_doctors_questions() -> None:
     assert heard_question("What brings you in today?") == "What brings you in today?"
     long = "Is it " + "very " * 100 + "bad?"
     assert len(heard_question(long)) <= 300 and heard_question(long).endswith("very bad?")
+
+
+@pytest.mark.parametrize("request_", ["everything", "all your results", "whatever you have", "xyzzy"])
+def test_an_order_that_names_no_test_is_told_nothing(request_: str) -> None:
+    """Before stop 59 an order in words the clinical layer does not know touched every result, and the responder told
+    them all: a doctor could skip the work-up by ordering "everything"."""
+    text, findings = MeasurementResponder(find_case("acs-stemi")).respond([request_])
+    assert [f.status for f in findings] == ["not_available"]
+    assert "2.4 ng/mL" not in text and "ST elevation" not in text
