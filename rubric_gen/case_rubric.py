@@ -144,6 +144,10 @@ _EMPATHY_TERMS = [
     "carrying a lot", "lot on your plate", "didn't cause it", "did not cause it", "in a proper state",
     # round 47: "... even though it hurts to watch", "It's not anyone's fault", "we will work through it"
     "hurts to watch", "not anyone's fault", "isn't anyone's fault", "work through it", "work through this",
+    # round 48: the Scots "I ken" is "I know" ("I ken four months of this is wearing"); "a long slog", "it's okay to
+    # feel rattled", "It's very normal to worry", "that's not easy", "Poor pet", "you're clearly doing a lot right"
+    "i ken", "long slog", "okay to feel", "ok to feel", "normal to worry", "normal to feel", "that's not easy",
+    "that isn't easy", "poor pet", "doing a lot right",
     # round 27: "You're doing a grand job with him", "You're doing everything right, Mom"
     "doing a grand job", "doing everything right",
     # round 28: "This is proper hard on you, love", "hard going for you", "You didn't cause this"
