@@ -182,7 +182,8 @@ _EMPATHY_TERMS = [
     "poor little", "poor love",
 ]
 # An apology for the doctor's own delay is no sympathy for the patient (round 45: "Hey, sorry I'm running behind",
-# "Sorry, running late", marked not empathy eight times; "I'm sorry you've waited in pain" is)
+# "Sorry, running late"; examiners marked the terse consultations that said nothing kinder not empathic; "I'm sorry
+# you've waited in pain" is sympathy)
 _NOT_EMPATHY = (r"\bsorry\b,?\s+(?:(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+)?(?:(?:running|a\s+bit|a\s+little|so"
                 r"|very|way|really)\s+)*(?:late|behind)\b"
                 r"|\bsorry\s+(?:to\s+(?:have\s+)?kept\s+you(?:\s+waiting)?|to\s+keep\s+you(?:\s+waiting)?|for\s+(?:the|your|the\s+long)\s+(?:wait|delay)"
