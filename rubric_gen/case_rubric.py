@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "18"
+CASE_RUBRIC_VERSION = "19"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -180,6 +180,16 @@ _EMPATHY_TERMS = [
     "that looks very painful", "that looks really painful", "that looks so painful", "that looks uncomfortable",
     "that looks really uncomfortable", "that looks very uncomfortable", "poor lad", "poor boy", "poor girl",
     "poor little", "poor love",
+    # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
+    # bairn, he's had a rough couple of nights", "Hard night, pet"
+    "tough break", "rough break", "pa pè", "pa pe", "don't be scared", "do not be scared", "no need to be scared",
+    "i've got you", "poor bairn", "poor wee", "rough couple", "hard night",
+    # round 50: "You've been great advocates for him, Mom."
+    "great advocate", "good advocate", "great advocates", "good advocates",
+    # round 51: "You've been running on empty"
+    "running on empty",
+    # round 52: "It's hard being poorly on your own", "sounds uncomfortable", "Rough luck, but it's fixable"
+    "it's hard being", "it is hard being", "sounds uncomfortable", "sounds painful", "sounds miserable", "rough luck",
 ]
 # An apology for the doctor's own delay is no sympathy for the patient (round 45: "Hey, sorry I'm running behind",
 # "Sorry, running late"; examiners marked the terse consultations that said nothing kinder not empathic; "I'm sorry
@@ -188,6 +198,8 @@ _NOT_EMPATHY = (r"\bsorry\b,?\s+(?:(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we'v
                 r"|very|way|really)\s+)*(?:late|behind)\b"
                 r"|\bsorry\s+(?:to\s+(?:have\s+)?kept\s+you(?:\s+waiting)?|to\s+keep\s+you(?:\s+waiting)?|for\s+(?:the|your|the\s+long)\s+(?:wait|delay)"
                 r"|about\s+the\s+(?:wait|delay))\b"
+                # "I've got you booked in" arranges; "I've got you" comforts
+                r"|\b(?:i've|we've|i\s+have|we\s+have)\s+got\s+you\s+(?:booked|an?|down|in|on|some|the|scheduled|set|sorted)\b"
                 r"|\bcarrying\s+a\s+lot\s+of\b")  # "carrying a lot of fluid" (round 46's lookalike) is no burden
 # Safety-netting: a condition and what to do then, in either order ("If it gets worse, come back"; "Come straight
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
@@ -206,6 +218,7 @@ _NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|baby|th
            r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emerg|emergency(?: department| room)?|hospital|urgent care|clinic|"
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|rtc|"
            r"escalat\w*|rted|attend|re-?present|present|pop (?:straight |right )?(?:down|over|back|in)|"
+           r"have (?:him|her|them|the baby|baby|your \w+) (?:seen|checked)|"  # round 52: "have him seen the same day if ..."
            r"flag (?:it|this|that)(?: up)?(?: (?:straight away|right away|immediately|at once))?|"  # "Flag it straight away, ..., if"
            r"(?:call|ring|phone|shout)(?= (?:immediately|straight away|right away|at once|now)\b)|"  # "Call immediately if floppy"
            r"(?:call|ring|phone|dial) (?:an )?ambulance|(?:call|ring|phone|dial) triple zero|"  # "escalate at once for ..."
@@ -231,7 +244,7 @@ _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|stra
              r"same[- ]day|without waiting|now")
 _NET_EMERGENCY = (rf"{URGENT_NUMBERS}|an ambulance|emergency services|ems|"
                   r"(?:the )?(?:a&e|ed|er|emerg|emergency(?: department| room)?)")
-_NET_TERMINAL = (rf"(?:(?:straight |go |come |back |to |the |get |head |now |immediately |eye )*(?:a&e|ed|er|emerg|{HELP_NUMBERS}|"
+_NET_TERMINAL = (rf"(?:(?:straight |go |come |back |to |the |get |head |now |immediately |eye |nhs )*(?:a&e|ed|er|emerg|{HELP_NUMBERS}|"
                  r"emergency|ambulance|hospital|return\w*|come back|come in|straight back|right back|escalate|"
                  # "...: back in" is the help; "...: back in six weeks" is the follow-up (round 45's lookalike)
                  r"back in(?!\s+(?:a|an|one|two|three|four|five|six|eight|ten|twelve|\d+|a\s+few|a\s+couple\s+of)"
@@ -248,6 +261,7 @@ _NET_TERMINAL = (rf"(?:(?:straight |go |come |back |to |the |get |head |now |imm
                  r"|back (?:straight away|right away|immediately|at once|asap)"
                  # round 34: "Regrowth, new lump, skin or nipple change, armpit lump: back to me."
                  r"|back to (?:me|us|the clinic|clinic|the surgery|your gp|your doctor)"
+                 r"|back here\b"  # round 52: "... not better in 48-72 h \u2014 back here or emerg"
                  r"|get in touch)\b")
 # "Any questions, call me" invites questions; it names nothing to watch for
 _QUESTIONS = r"(?:further |other |more )?(?:questions?|queries|query|problems with (?:the |your )?(?:appointment|booking))\b"
@@ -262,6 +276,11 @@ _IN_SENTENCE = r"(?:[^.!?\n]|(?<=\d)\.(?=\d)|\.\.\.)"  # nor an ellipsis: "If th
 # What makes advice conditional, besides "if": "in the unlikely event that", "with any of these", "any one of these".
 _NET_IF = (r"if|should|in case|whenever|unless|in the (?:unlikely )?event|with any of (?:these|those|them)"
            r"|any (?:one )?of (?:these|those|the following)|at the first sign|the moment you")
+_NET_ARROW_TO = (rf"(?:call|ring|phone|contact|tell|alert|page|buzz|text)(?: or (?:call|ring|phone|text))? (?:us|me|the (?:nurses?|team|"
+                 rf"clinic|surgery|ward)|your (?:nurse|team|gp|doctor)|staff|nurses?|rn|{HELP_NUMBERS})|(?:come |get )?back "
+                 r"(?:same[- ]day|sooner|straight away|right away|immediately|asap|to (?:us|me|clinic|the clinic))|"
+                 r"same[- ]day (?:review|assessment|appointment|call|visit)|come (?:straight |right )?back|return (?:sooner|"
+                 r"same[- ]day|immediately)")
 _NET_HELP_PLACE = rf"(?:the )?(?:a&e|ed|er|emergency(?: department| room)?|{EMERGENCY_NUMBERS}|hospital|urgent care)"
 # What to watch for, listed, then the help, in that sentence or the next: "Warning signs, now and after surgery: fever,
 # worsening distension, lethargy. Tell staff right away"; "Watch for fever or drowsiness. These need immediate medical
@@ -282,7 +301,14 @@ _SAFETY_NET_RE = (
     rf"|\(\s*(?:go|come|head|return) (?:straight |back )?to {_NET_HELP_PLACE}\s*\)\s*:"
     rf"|\b(?:a&e|ed|er|{EMERGENCY_NUMBERS}|rtc)\b{_IN_SENTENCE}{{0,15}}\bprn\b"
     # a condition, then an arrow to the help: "Worsening abdo pain, fever or PR bleeding -> present to ED"
-    rf"|(?<=[\w)])\s*(?:\u2192|->)\s*{_IN_SENTENCE}{{0,30}}\b{_NET_HELP_PLACE}\b"
+    # round 49: or to the team: "Pain worse, faint, more SOB \u2192 call us, right away", "... \u2192 tell nurse now",
+    # "... \u2192 back same day", "... \u2192 same-day review"
+    rf"|(?<=[\w)])[ \t]*(?:\u2192|->)\s*{_IN_SENTENCE}{{0,30}}\b(?:{_NET_HELP_PLACE}|{_NET_ARROW_TO})\b"  # on its line
+    # the help after an arrow, then what it is for: "\u2192 ED / 911 for CP, syncope, SOB at rest"
+    rf"|(?:\u2192|->)\s*(?:{_NET_EMERGENCY})(?:\s*/\s*(?:{_NET_EMERGENCY}))*\s+(?:for|if|with)\s+(?!{CARE_WORDS})"
+    # a rule: "a fever, green vomit, or a floppy baby means come straight to the ER" ("This means calling 999" is outright)
+    rf"|(?<!\bthis )(?<!\bthat )(?<!\bit )(?<!\bwhich )\bmeans?\s+(?:(?:you|they)\s+(?:should|must|need\s+to)\s+)?"
+    rf"(?:come|go|head|get|call|ring|phone|dial|return|bring \w+)\b{_IN_SENTENCE}{{0,30}}\b(?:{_NET_TERMINAL})"
     # the American chart's "ER precautions discussed", "RTC/ER precautions reviewed", "Return/ED precautions given"
     r"|\b(?:return|rtc|er|ed|a&e|strict return)(?:\s*/\s*(?:er|ed|return|rtc))?\s+precautions\b"
     # "that's an A&E job", "that's 999, not us"; the condition asked first: "... drooling? Then it's straight to A&E"
@@ -292,12 +318,15 @@ _SAFETY_NET_RE = (
     rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) "
     rf"(?:medical )?(?:help|care|attention|advice|review)"
     # told, not done: "Get urgent help for chest pain" opens its sentence ("we will get urgent help for ..." does not)
-    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with)\s*:?\s+(?!{CARE_WORDS})"
+    # (round 52: "Let the nurse know right away about fever/rigors")
+    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with|about)\s*:?\s+(?!{CARE_WORDS})"
+    # round 52: a clipped "Urgent if fever, rigors, severe pain"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))urgent(?:ly)?(?: (?:review|care|help|call|assessment))? if\b"
     rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate|attend|present to"
     r"|(?:call|ring|page|buzz) (?:the |a |your )?(?:nurses?|rn)"  # round 36: "Call nurse for more drowsiness, seizure, ..."
     r"|flag (?:the |a |your |his |her |their )?(?:rn|nurses?|staff|team)"  # round 38: "Flag the RN right away for CP"
     # round 39: a clipped "Back or to the ED for numbness, pale/cold finger, worsening swelling"
-    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?(?= for\b)"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back(?: here| to (?:us|me|clinic|the clinic))?(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?(?= for\b)"
     # round 47: the haste and a word to the patient before it: "Back right away, hon, for rebleeding, ..."
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:right away|straight away|immediately|now|quick)(?=(?:,\s*[a-z]+)?,?\s+for\b))\b"
     # (round 44: "Return to clinic or ED right away for fever >38, rigors": the places and the haste before "for")
@@ -478,7 +507,9 @@ _JUDGE_ADDRESS_RE = (
 # Advice against it ("don't wait and see", "never drive yourself", "call 999 rather than drive yourself") is
 # safety advice, not the danger.
 # Dangerous whatever the problem: driving oneself, sleeping it off, changing doses without supervision.
-_ALWAYS_DANGEROUS = (r"drive (yourself|himself|herself)|sleep it off|(double|extra) (the |your )?dose|"
+# (a doubled first dose is a loading dose, prescribed: "doxycycline for five days - double dose the first day", round 52)
+_ALWAYS_DANGEROUS = (r"drive (yourself|himself|herself)|sleep it off|"
+                     r"(double|extra) (the |your )?dose(?! (?:on |for )?(?:the )?(?:first (?:day|dose)|day (?:one|1)))|"
                      r"stop (taking )?all (your )?medications?")
 # Waiting: dangerous where the problem cannot wait. For a routine problem, waiting and seeing is the plan ("Wait and
 # see for a week, and come back if not settling").

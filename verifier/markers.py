@@ -102,9 +102,11 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
             # ("CT neck, chest, abdomen and pelvis": after an imaging study, "chest" is the site, though the layer
             # knows the word of its own; after an examination, "throat and tonsils" is another examination)
             # (or with the views it is taken in: "X-ray pelvis, both hips AP and frog-leg lateral")
-            if found and found[-1][0] == kind and order.sites and not (order.tests or order.methods) \
-                    and (not order.rest or (_sites_in_views(order)
-                                            and clinical.read_order(found[-1][1]).methods & clinical.parts_of(_IMAGING))):
+            # (or a view alone: "Left shoulder X-ray, AP, scapular Y, and axillary views", round 50)
+            if found and found[-1][0] == kind and (order.sites or order.rest) and not (order.tests or order.methods) \
+                    and ((order.sites and not order.rest)
+                         or (_sites_in_views(order)
+                             and clinical.read_order(found[-1][1]).methods & clinical.parts_of(_IMAGING))):
                 found[-1] = (kind, f"{found[-1][1]}, {name}")
             else:
                 found.append((kind, name))
@@ -116,6 +118,8 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
 _SPECIMEN_LEAD = re.compile(r"\s*([A-Za-z][A-Za-z ]{1,24}?)\s*:\s*(\S.*)")
 
 
+# A head that names a bundle of tests, whose brackets may list them: "viral hepatitis screen (HAV IgM, HBsAg, HEV)"
+_BUNDLE_RE = re.compile(r"\b(?:screen|panel|profile|serology|work-?up|studies|antibodies)\b", re.IGNORECASE)
 # A list of tests packed into brackets after a head that names none: "bloods (FBC, U&Es, LFTs, clotting)".
 _BRACKET_LIST_RE = re.compile(r"\s*([^()]{1,40}?)\s*\(([^()]*,[^()]*)\)\s*")
 
@@ -131,9 +135,13 @@ def _bracket_list(name: str) -> list[str]:
     if match is None:
         return [name]
     head = clinical.read_order(match.group(1))
-    if head.tests or head.methods:
-        return [name]
     listed = [p.strip() for p in match.group(2).split(",") if p.strip()]
+    if head.tests or head.methods:
+        # a screen with its tests named: "liver autoimmune screen (ANA, anti-mitochondrial antibody, smooth muscle
+        # antibody)" orders the screen and each of them (round 50)
+        if head.tests and _BUNDLE_RE.search(match.group(1)) and all(clinical.read_order(p).tests for p in listed):
+            return [name, *listed]
+        return [name]
     if not any(clinical.read_order(p).tests for p in listed):
         return [name]
     specimen = clinical.label(next(iter(head.sites))) if len(head.sites) == 1 else ""

@@ -46,8 +46,9 @@ RULE = "rule"
 # The telephone numbers a plan may send the patient to, one list per meaning (regex alternations):
 # an ambulance in the US and Canada, the UK, Europe, Australia and Singapore; also a crisis line (988, the US);
 # also advice on where to go (NHS 111). Care now names only the first; safety-netting may name any.
-EMERGENCY_NUMBERS = "911|999|112|000|995|9-1-1|9-9-9"  # also as spelled out digit by digit
-URGENT_NUMBERS = f"{EMERGENCY_NUMBERS}|988|9-8-8|1-800-suicide|1-800-273-talk|1-800-273-8255"  # the US crisis lines, old and new
+EMERGENCY_NUMBERS = "911|999|112|000|995|9-1-1|9-9-9|triple zero"  # also as spelled out (Australia's "triple zero")
+URGENT_NUMBERS = (f"{EMERGENCY_NUMBERS}|988|9-8-8|1-800-suicide|1-800-273-talk|1-800-273-8255"  # the US crisis lines, old and new
+                  "|lifeline|13 11 14")  # and Australia's (round 50: "any plan - Lifeline 13 11 14, 000 or ED")
 HELP_NUMBERS = f"{URGENT_NUMBERS}|111"
 # the specialties a care-now plan hands the patient to at once ("Gynae now", "Urology paged stat", "Ortho seeing you
 # now"), and the surgeons by their British and American names
@@ -88,7 +89,8 @@ _EMERGENCY_RE = re.compile(
     # round 26: "Staying with us."; a critical-care bed ("... hourly glucose. ICU.")
     r"|\bstay(?:ing)?\s+with\s+us\b|\b(?:to|into)\s+(?:the\s+)?(?:icu|itu|hdu|ccu)\b"
     # round 27: "The surgical team are seeing you urgently"; "taking you for clot retrieval"
-    r"|\b(?:team|surgeons?|registrar|consultant)\s+(?:are|is|will\s+be)\s+(?:seeing|coming\s+to\s+see|reviewing)\s+"
+    # round 49: clipped, "Surgery team seeing you now"
+    r"|\b(?:team|surgeons?|registrar|consultant)\s+(?:(?:are|is|will\s+be)\s+)?(?:seeing|coming\s+to\s+see|reviewing)\s+"
     r"(?:you|her|him|them)\s+(?:urgently|now|straight\s+away|right\s+away|today)\b"
     r"|\btaking\s+(?:you|her|him|them)\s+(?:for|to)\s+(?:clot\s+retrieval|thrombectomy|theatre|theater|the\s+cath\s+lab)\b"
     r"|\b(?:will|'ll)\s+(?:do|perform|have)\s+(?:a\s+)?(?:clot\s+retrieval|(?:mechanical\s+)?thrombectomy)\b"
@@ -100,7 +102,8 @@ _EMERGENCY_RE = re.compile(
     r"|\btheat(?:re|er)s? (?:now|immediately|straight away|right away|stat|today|tonight)\b"
     # round 33: a terse plan that opens with resuscitation or admission ("Resus. Two big cannulae ...", "Admit.")
     # round 39: or a bullet of the plan ("Plan:\n- Admit, telemetry, O2.")
-    r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* ))"
+    # round 49: or the step after one done now ("surgery now \u2192 admit, lap appy today")
+    r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* )|(?<=\u2192 )|(?<=-> ))"
     r"(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?)"
     r"(?=\s*(?:[.,;\n]|\.\.\.)|\s*$)"
     # round 29: "MICU admit."; a critical-care bed as an item of the plan ("Plan: IV ceftriaxone now, ICU, isolation")
@@ -181,6 +184,9 @@ _EMERGENCY_RE = re.compile(
     rf"|(?:{ACUTE_SPECIALTIES}|{SURGEONS})\s+(?:are\s+|is\s+)?"
     r"(?:on\s+(?:their|its)\s+way|coming\s+(?:now|down|to\s+see\s+you))"
     r"|\btheatres?\s+(?:today|tonight|this\s+(?:morning|afternoon|evening))\b"
+    # round 50: "gynae called, theatre for keyhole surgery" ("a date in theatre for keyhole surgery next month" is a booking)
+    r"|(?<!\bin\s)(?<!\binto\s)\btheatres?\s+for\s+(?:(?:an?|the|your|her|his)\s+)?(?:keyhole|lap\w*|laparoscop\w*|operation|surgery|\w+ectomy)\b"
+    r"(?![^.!?\n;]*\b(?:tomorrow|next|clinic|appointment|list|date|weeks?|months?|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b)"
     # round 37: a terse plan's surgeons seeing the patient now, and the keyhole operation today ("Surgery seeing you now.
     # Lap appy today."); the GP surgery seeing you "today" or "next week" is an appointment
     rf"|(?:surgery|{SURGEONS}|{ACUTE_SPECIALTIES})\s+(?:are\s+|is\s+|will\s+be\s+)?"
@@ -245,8 +251,9 @@ MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
 MOST_OF_GROUP, MOST_OF_GROUP_MIN = 0.75, 4  # a group of 4 or more results is ordered when 3 in 4 are
 _ASIDE_RE = re.compile(r"\([^()]*\)")
 _PURPOSE_RE = re.compile(r"\s(?:for|to|looking for|to look for|to rule out|to exclude|r/o|with|w/)\s", re.IGNORECASE)
+# "When that happens in both eyes, I start thinking of ..." is a clause, not a question (round 22, read as the onset)
 _ASKING_RE = re.compile(
-    r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally|kindly|please)[, ]+)?(?:when|where|what|which|who|why|how(?!dy\b)|any|tell me|describe|"
+    r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally|kindly|please)[, ]+)?(?:when(?!\s+(?:that|this|it|you|he|she|they|we|i|the|your|his|her|there|an?)\b)|where|what|which|who|why|how(?!dy\b)|any|tell me|describe|"
     r"show me|point to|walk me through|take me through|"
     r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
     re.IGNORECASE,
@@ -276,6 +283,7 @@ _IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at 
 # pain or breathlessness, call 911". "This means calling an ambulance now" is still outright.
 _RULE_HEAD_RE = re.compile(
     r"^\s*(?:(?!(?:this|that|it|which)\b)\w[^.!?\n]{2,120}\bmeans?\s+(?:you\s+(?:should|must|need\s+to)\s+)?"
+    r"(?:(?:come|go|head|get)\s+(?:straight\s+|right\s+)?(?:back\s+)?(?:to\s+)?)?"  # "... means come straight to the ER"
     r"|for\s+(?!now\b|(?:this|that|your)\b)[^.!?\n,]{3,100},\s*"
     # a clipped condition: "Any CP with exertion, sweating or SOB, call 911"
     # "..., see your GP or go to A&E"; "..., call 999 and go to the ED"
@@ -456,6 +464,9 @@ _SEND_RE = re.compile(rf"\b(?:call\w*|ring|dial|phone|{EMERGENCY_NUMBERS}|a&e|ed
                       re.IGNORECASE)
 
 
+_NOW_ARROW_RE = re.compile(r"\b(?:now|immediately|stat|asap|right\s+away|straight\s+away)\s*(?:\u2192|->)\s*$", re.IGNORECASE)
+
+
 def _unconditional(text: str, match: re.Match[str]) -> bool:
     """An emergency referral made outright: not inside a condition ("if it gets worse, ..."), not a
     question ("did you come by ambulance?"), and "go to hospital" only with a word of immediacy."""
@@ -478,7 +489,9 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
         asked = _CLIPPED_QUESTION_RE.search(text[:start])
         if asked and _names_symptoms(asked.group(1)):
             return False
-    if re.search(r"\w[^\n]*(?:\u2192|->)", text[start : match.start()]):  # "Worse -> A&E"; not a bare "-> ED now"
+    # "Worse -> A&E" is a condition; a bare "-> ED now" is not, nor a step done now: "Surgery team seeing you now -> admit"
+    if re.search(r"\w[^\n]*(?:\u2192|->)", text[start : match.start()]) \
+            and not _NOW_ARROW_RE.search(text[start : match.start()]):
         return False
     if _CONDITIONAL_RE.search(text[start : match.start()]) or _RULE_HEAD_RE.match(text[start : match.start()]):
         return False
@@ -554,6 +567,12 @@ _POINTS_BACK_RE = re.compile(r"\b(?:it|its|they|them|these|those|this|that|eithe
                              r"|\b(?:tell me|walk me through|take me through|describe)\b", re.IGNORECASE)
 
 
+# A recap handed back to be confirmed asks all of it (round 51)
+_CONFIRM_RE = re.compile(r"\W*(?:(?:so|and|ok|okay|right)\W+)?(?:(?:did|do)\s+i\s+(?:get|have)|have\s+i\s+got|is|was|am\s+i)\s+"
+                         r"(?:that|this|it|all\s+(?:of\s+)?that|everything)\s+(?:right|correct|accurate)\b"
+                         r"|\W*(?:is\s+that|that's|that\s+is)\s+(?:right|correct|accurate)\W*$", re.IGNORECASE)
+
+
 def _points_back(question: str, keys: frozenset[str], told: frozenset[str]) -> bool:
     """Whether ``question`` is about what was ``told`` just before it: a pronoun ("When did it start?"), an open
     invitation ("Tell me about ..."), nothing of its own beyond how it asks ("How long?"), or only what was told ("...
@@ -571,8 +590,10 @@ def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
             continue
         before: frozenset[str] = frozenset()
         told: frozenset[str] = frozenset()  # what the sentence just before said, when it was not a question
+        recap: frozenset[str] = frozenset()  # all it said, intents too: what a question confirming it asks
         for sentence in (raw.strip() for raw in _SENTENCE_RE.findall(turn)):
             if sentence not in asked:
+                recap = frozenset() if _FIRST_PERSON_RE.match(sentence) else clinical.asked(sentence)
                 # what it tells, not how ("Sx since Monday." does not ask the onset), nor what came with it: in
                 # "So sudden vertigo with N/V. Did it start as you lay down?" the question is about the vertigo. The
                 # doctor speaking of themselves recaps nothing: "I understand how worrying this is. When did it start?"
@@ -586,6 +607,8 @@ def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
             # question that points back to what the doctor has just recapped ("You said she had runny poo and was
             # sick after eating. How soon after food does it come on?")
             context = before | (told if _points_back(sentence, keys, told) else frozenset())
+            if _CONFIRM_RE.match(sentence):  # "So: worse w/ activity, better w/ rest. Did I get that right?"
+                context |= recap
             if _hits(clinical.compose(keys | context), groups) >= check.min_groups:
                 return True, f"asked {sentence[:120]!r}"
             before, told = keys, frozenset()
@@ -728,8 +751,17 @@ def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[in
     seen: set[str] = set()
     indicated: set[frozenset[str]] = set()
     panels: dict[str, list[str]] = {}
+    bracket = ""  # the bracketed list of the screen just ordered: its tests follow as orders of their own
     for kind, order in transcript.orders():
         if kind == "exam" or clinical.is_exam(order):
+            continue
+        # a test named inside a screen's brackets ("Viral hepatitis screen (hepatitis A IgM, ...)") is a part of the
+        # screen: credited where the case holds it, never another unindicated test
+        inside = bool(bracket) and order.lower() in bracket
+        bracket = order.lower()[order.find("("):] if "(" in order else bracket if inside else ""
+        if inside:
+            if labels := clinical.resolve(order, check.indicated).labels:
+                indicated.add(frozenset(labels))
             continue
         whole = clinical.resolve(order, check.indicated).labels
         split_up = not whole or len(order.split()) > MAX_ORDER_WORDS  # a list, or a name the case does not hold

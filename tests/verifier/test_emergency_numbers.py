@@ -15,10 +15,11 @@ HELP = HELP_NUMBERS.split("|")
 
 
 def test_the_lists_name_each_country_once() -> None:
-    # (the American and British numbers also as written digit by digit: "call or text 9-8-8", round 44)
-    assert sorted(AMBULANCE) == ["000", "112", "9-1-1", "9-9-9", "911", "995", "999"]
-    assert sorted(set(HELP) - set(AMBULANCE)) == ["1-800-273-8255", "1-800-273-talk", "1-800-suicide", "111", "9-8-8",
-                                                   "988"]
+    # (the American and British numbers also as written digit by digit: "call or text 9-8-8", round 44; Australia's
+    # spelled out, and its crisis line, round 50)
+    assert sorted(AMBULANCE) == ["000", "112", "9-1-1", "9-9-9", "911", "995", "999", "triple zero"]
+    assert sorted(set(HELP) - set(AMBULANCE)) == ["1-800-273-8255", "1-800-273-talk", "1-800-suicide", "111", "13 11 14",
+                                                   "9-8-8", "988", "lifeline"]
     assert len(HELP) == len(set(HELP))
 
 

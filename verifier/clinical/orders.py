@@ -143,8 +143,9 @@ def _placed(order: Order, target: Order) -> bool:
     if order.tests or not (order.methods and order.sites):
         return False
     layer = _layer()
-    # a part of the site counts ("left wrist aspirate" is a joint aspiration)
-    return any(methods & order.methods and (sites | {p for s in sites for p in layer.parts.get(s, ())}) & order.sites
+    # a part of the site counts ("left wrist aspirate" is a joint aspiration); every site of the name is named: "bone
+    # marrow examination" is the marrow's, not that of any bone ("Musculoskeletal examination of the legs", round 49)
+    return any(methods & order.methods and all(({site} | layer.parts.get(site, frozenset())) & order.sites for site in sites)
                for test in target.tests for methods, sites in layer.placed_as.get(test, ()))
 
 
