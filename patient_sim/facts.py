@@ -325,6 +325,10 @@ class FactIndex:
         question that also asks about something else ("fever? meds?") is not held to the topic."""
         topics = {self._gates[t] for t in query if t in self._gates}
         record = {_RECORD_CONCEPTS[k] for k in keys if k in _RECORD_CONCEPTS}
+        # the family's allergies are its history, not the patient's allergy list: "Family history of eczema, psoriasis
+        # or allergies?" is answered by the father's psoriasis (round 51)
+        if "family_history" in keys:
+            record.discard("allergies")
         # "Allergic to penicillin?" asks about an allergy: the medicine is what it is to, not one taken.
         rest = _ALLERGIC_TO_RE.sub(" ", question)
         if rest != question and "medications" not in topics and not MEDICINES & set(_layer_keys(rest)):

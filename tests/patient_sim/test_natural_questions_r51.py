@@ -28,3 +28,13 @@ def test_the_head_tipped_back_is_the_neck_extended(question: str, told: bool) ->
 def test_scratching_asks_about_itch(question: str, told: bool) -> None:
     case = _case(chief_complaint="A rash", secondary_symptoms=[RASH])
     assert (RASH in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("Family history of eczema, psoriasis or allergies?", True),  # agentclinic-0071 (r51), checklist
+    ("Any allergies?", False),  # the patient's own: the record is silent
+])
+def test_the_familys_allergies_are_its_history(question: str, told: bool) -> None:
+    # an imported record files it in the past history, where no family topic gates it
+    case = _case(chief_complaint="A rash", past_medical_history=["Family history of psoriasis"])
+    assert ("Family history of psoriasis" in _replies(case, question)[0]) is told
