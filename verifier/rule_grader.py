@@ -751,14 +751,17 @@ def _tests_ordered(check: UnindicatedTests, transcript: _Transcript) -> tuple[in
     seen: set[str] = set()
     indicated: set[frozenset[str]] = set()
     panels: dict[str, list[str]] = {}
-    bracket = ""  # the bracketed list of the screen just ordered: its tests follow as orders of their own
+    listed: set[str] = set()  # the tests the screen just ordered lists in brackets: they follow as orders of their own
     for kind, order in transcript.orders():
         if kind == "exam" or clinical.is_exam(order):
             continue
         # a test named inside a screen's brackets ("Viral hepatitis screen (hepatitis A IgM, ...)") is a part of the
         # screen: credited where the case holds it, never another unindicated test
-        inside = bool(bracket) and order.lower() in bracket
-        bracket = order.lower()[order.find("("):] if "(" in order else bracket if inside else ""
+        inside = order.lower() in listed
+        if asides := _ASIDE_RE.findall(order):
+            listed = {part.strip().lower() for part in asides[-1].strip("()").split(",")}
+        elif not inside:
+            listed = set()
         if inside:
             if labels := clinical.resolve(order, check.indicated).labels:
                 indicated.add(frozenset(labels))
