@@ -1,5 +1,5 @@
 """Questions the template patient left unanswered in round 52 (data/natural/dev/answerable/), on a made-up record beside
-a lookalike: the foods that carry listeria asked as a list, a child putting off bed, "a bit yellow"."""
+a lookalike: the foods that carry listeria asked as a list, "a bit yellow"."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from tests.patient_sim.test_natural_questions_r16 import _case, _replies
 @pytest.mark.parametrize(("fact", "question", "told"), [
     ("The consumption of ice cream 3 days prior", "Foods: soft cheese, deli meat, soft-serve?", True),  # agentclinic-0080
     ("The consumption of ice cream 3 days prior", "Any travel abroad?", False),
-    ("Bedtime procrastination", "Is she trying to put off going to bed?", True),  # agentclinic-0085, gp_lay
-    ("Bedtime procrastination", "Is she sleeping in her own room?", False),
     ("Jaundice", "Has anyone said you look a bit yellow, or have you noticed it in your eyes?", True),  # agentclinic-0058
     ("Jaundice", "Has anyone said you look a bit tired?", False),
 ])
