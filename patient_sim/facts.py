@@ -63,7 +63,9 @@ _OPEN_QUESTION_RE = re.compile(
     r"anything else|what(?:'s| seems to be| is) the (problem|matter|trouble|issue)|what(?:'s| is) wrong|what(?:'s| is) up|"
     r"describe|what happened|how are you|explain|whit like|"  # round 40: the Shetland "Whit like, lass?"
     r"how're you|how(?:'s| is) it (?:going|gaun)|"  # rounds 41 and 44: "Hey, how're you doin'?", "How's it gaun?"
-    r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words)\b",
+    r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words|"
+    # the patient's own idea of it (round 56): "What do you think is behind it?", "What do you guys think is going on?"
+    r"what do (?:you|you guys|you all|y'all) think(?:'s| is| has| might| could| caused| set| happened| it is| it's))\b",
     re.IGNORECASE,
 )
 _PAINLESS_RE = re.compile(r"\b(?:painless|pain-free|pain free|no pain|not painful|non-?tender|without pain)\b", re.IGNORECASE)
@@ -367,7 +369,7 @@ class FactIndex:
         if missing and (denies or _NO_CHANGE_RE.search(fact.text)):
             systems = self._terms[i] if denies else {k for k in self._terms[i] if not k.startswith(clinical.SITE)}
             covered = frozenset().union(*map(clinical.system_symptoms, systems))
-            if covered and all(set(group) & covered for group in missing):
+            if covered and any(set(group) & covered for group in missing):  # the part it answers
                 return True
         if (intents - _FEATURES) & self._answers[i]:  # an intent that names its own subject ("pregnant?")
             return True

@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "19"
+CASE_RUBRIC_VERSION = "20"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -314,14 +314,18 @@ _SAFETY_NET_RE = (
     # "that's an A&E job", "that's 999, not us"; the condition asked first: "... drooling? Then it's straight to A&E"
     rf"|\bthat'?s (?:an? )?(?:a&e|ed|er|{EMERGENCY_NUMBERS})\b"
     rf"|\?\s+then\b{_IN_SENTENCE}{{0,60}}\b(?:{_NET_ACTION})\b"
-    rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY})|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
-    rf"bring \w+)(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) "
+    # (round 55: NHS 111, and New Zealand's emergency number: "Ring 111 for chest pain, fainting, ...")
+    rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY}|111)|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
+    rf"bring \w+|take (?:her|him|them|the baby|baby|the child|your \w+))(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) "
     rf"(?:medical )?(?:help|care|attention|advice|review)"
     # told, not done: "Get urgent help for chest pain" opens its sentence ("we will get urgent help for ..." does not)
     # (round 52: "Let the nurse know right away about fever/rigors")
     rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))get (?:urgent|emergency|immediate) (?:medical )?(?:help|care|attention))\b{_IN_SENTENCE}{{0,40}}\b(?:for|with|about)\s*:?\s+(?!{CARE_WORDS})"
     # round 52: a clipped "Urgent if fever, rigors, severe pain"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))urgent(?:ly)?(?: (?:review|care|help|call|assessment))? if\b"
+    # round 55: after the follow-up, a clipped "Sooner, or ER: fever, spreading redness, pus"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:come )?back |return )?(?:sooner|earlier),?(?: or (?:to )?(?:the )?"
+    rf"(?:a&e|ed|er|emerg\w*|urgent care|{EMERGENCY_NUMBERS}))?\s*:\s*(?=\w)"
     rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate|attend|present to"
     r"|(?:call|ring|page|buzz) (?:the |a |your )?(?:nurses?|rn)"  # round 36: "Call nurse for more drowsiness, seizure, ..."
     r"|flag (?:the |a |your |his |her |their )?(?:rn|nurses?|staff|team)"  # round 38: "Flag the RN right away for CP"
@@ -336,7 +340,8 @@ _SAFETY_NET_RE = (
     r"(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))? if\b"
     # round 43: a list, then a colon and the help: "fever or shivers, redness spreading, ...: get back to me the same
     # day"; "fever/chills, spreading redness, new joints: message me same day or go to urgent care"
-    rf"|,{_IN_SENTENCE}{{0,160}}:\s*(?:get back to (?:me|us)|(?:message|call|ring|phone|contact|text|email) (?:me|us|the "
+    # round 54: or a dash, and on the ward the nurse: "new eye pain, trouble swallowing, SOB - flag the nurse immediately"
+    rf"|,{_IN_SENTENCE}{{0,160}}(?::|\s[-\u2013\u2014])\s*(?:get back to (?:me|us)|(?:flag|tell|call|page|buzz) (?:the |a |your )?(?:nurses?|rn|staff)\b|(?:message|call|ring|phone|contact|text|email) (?:me|us|the "
     r"(?:clinic|surgery|practice|office))|come (?:straight |right )?back|(?:go|head) (?:straight )?to|see (?:me|us|a doctor)"
     # round 44: "Falls, chokin', hallucinations, sudden confusion: back quick"; "Thoughts worse, any plan: call or text
     # 9-8-8, or 911"

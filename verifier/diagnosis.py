@@ -505,7 +505,7 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
         sentence = pattern.sub(words_, sentence)
     # an appositive after a colon is one after a comma: "Jersey finger: a tear of the deep flexor tendon ..."
     sentence = _COLON_APPOSITIVE.sub(",", sentence, count=1)
-    # causes joined by a slash before "-related" are one cause: "NSAID/ASA-related" is no hedge
+    # causes joined by a slash before "-related" are one cause: "NSAID/ASA-related", "NSAID/aspirin related" is no hedge
     sentence = _SLASHED_CAUSE.sub(lambda m: m.group(0).replace("/", " and "), sentence)
     if (pending := _PENDING.search(sentence)) and pending.start() and pending.group(0).strip():
         sentence = sentence[:pending.start()].strip()
@@ -602,7 +602,7 @@ def _gloss(part: str, lex: _Lexicon) -> bool:
 
 
 # Causes joined by a slash before "-related" are one cause ("NSAID/ASA-related"), not a hedge between two ("A/B").
-_SLASHED_CAUSE = re.compile(r"\b\w+(?:\s*/\s*\w+)+(?=-(?:related|induced|associated|provoked)\b)", re.IGNORECASE)
+_SLASHED_CAUSE = re.compile(r"\b\w+(?:\s*/\s*\w+)+(?=(?:-|\s+)(?:related|induced|associated|provoked)\b)", re.IGNORECASE)
 # A gloss after a colon reads as one after a comma: "Jersey finger: a tear of ...", "Anaemia of prematurity: his body
 # isn't making enough erythropoietin yet".
 _COLON_APPOSITIVE = re.compile(r"(?<=\w):(?=\s*(?:an?|the|his|her|their|your|its|it|this|that|he|she|they|you)\s)",

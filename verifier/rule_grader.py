@@ -152,7 +152,9 @@ _EMERGENCY_RE = re.compile(
     r"|(?:straight|right|immediately)\s+to\s+(?:thrombectomy|theatres?|the\s+or\b|surgery)"
     r"|\bthrombectomy\b[^.!?\n]{0,20}?\b(?:now|immediately|right\s+away|straight\s+away)\b"  # "Neuro-IR for thrombectomy now"
     r"|primary\s+(?:pci|angioplasty|percutaneous\s+coronary\s+intervention)"
-    r"|(?:cath(?:eter)?|heart)\s+lab\s+(?:is\s+)?(?:ready|waiting|standing\s+by|activated)"
+    # (round 55: "the cath lab at Wellington Hospital is getting ready for you now")
+    r"|(?:cath(?:eter)?|heart)\s+lab(?:\s+(?:team|staff))?(?:\s+at\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})?\s+(?:is\s+|are\s+)?"
+    r"(?:ready|waiting|standing\s+by|activated|getting\s+ready\s+for\s+(?:you|her|him|them)|expecting\s+(?:you|her|him|them))"
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
     # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
     # right now"); a referral "urgently" may be a routine clinic's fast track, so only now and its synonyms
@@ -270,6 +272,8 @@ _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|treatment|disposition|actions
                            # round 35: what the place lacks, then where the patient goes ("No OR here: medevac launched")
                            r"|(?:[-*\u2022]\s*)?no\s+(?:[\w/&-]+\s+){1,3}(?:here|on\s+site|in\s+(?:this|the)\s+(?:clinic|village|practice))\s*(?=:))\b",
                            re.IGNORECASE)
+# "you're staying in hospital" is decided now (round 54), unlike "some people stay in hospital for this"
+_STAYING_RE = re.compile(r"(?:you're|you\s+are|he's|he\s+is|she's|she\s+is|they're|they\s+are)\s+staying\b", re.IGNORECASE)
 _KEPT_IN_RE = re.compile(r"(?:keep(?:ing)?\s+(?:you|her|him|them)|be\s+kept)\s+in\b", re.IGNORECASE)
 # round 39: "you'll stay in hospital on oxygen and a monitor" is kept in now; "After the operation you'll stay in hospital"
 # is not
@@ -383,8 +387,9 @@ def _mentions_any(text: str, terms: list[str]) -> str | None:
 
 # "Call 911 for chest pain" names the condition after "for": safety-netting, not a referral now. "Go to the ED
 # for antibiotics", "call an ambulance for her" name the care: a referral.
+# (Blood before a comma is a sign in a list, not a test: "Call the nurse for blood, worse pain, ...", round 54.)
 CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibiotics|fluids|surgery|operation|assessment"
-              r"|review|monitoring|observation|admission|tests?|scans?|imaging|x-?rays?|ct|mri|bloods?(?!\s+(?:in|from)\b)|blood\s+tests?|iv"
+              r"|review|monitoring|observation|admission|tests?|scans?|imaging|x-?rays?|ct|mri|bloods|blood(?!\s+(?:in|from)\b|\s*,)|blood\s+tests?|iv"
               r"|oxygen|drip|pain\s+relief|surgeons?|you|her|him|them|us|me|transport|ambulance|help|further|urgent"
               r"|emergency|immediate|specialist|care|management|results?|appointments?|follow[- ]?up|check[- ]?up"
               r"|injections?|jabs?|vaccines?|vaccinations?|dressings?|stitch(?:es)?|sutures?|removal|checks?|recheck|repeat"
@@ -409,6 +414,8 @@ _PAST_VISIT_RE = re.compile(
     r"|\bambulance\s+(?:service|crew|trust|station|staff)\b|\b(?:a&e|ed|er|ambulance)\s+(?:would|wouldn't|won't|could|can)\s+only\b",
     re.IGNORECASE)
 _THEN_RE = re.compile(r"\s*then\b", re.IGNORECASE)
+# (not "For the pain you have now, call 999": the complaint itself)
+_FOR_LEAD_RE = re.compile(r"\s*(?:and\s+|but\s+)?for\s+(?!(?:the|your|this|that|his|her|their)\b)(?:any\s+)?([^.!?\n;]+?),\s*(?:please\s+|just\s+)?(?:go\s+|come\s+|head\s+|get\s+)?$", re.IGNORECASE)
 _HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(?:[-*\u2022]|\d+[.)])?\s*(\S.*)", re.DOTALL)
 # the help heads a list on the lines below it: "Come back or go to A&E:\n- the worst headache of your life"
 _HELP_HEADS_LIST_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*\n\s*(?:[-*\u2022]|\d+[.)])\s*(\S[^\n]*)")
@@ -495,6 +502,9 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
         return False
     if _CONDITIONAL_RE.search(text[start : match.start()]) or _RULE_HEAD_RE.match(text[start : match.start()]):
         return False
+    # what to look out for, led by "for": "For chest pain when you exert yourself, or crushing pain, call 999" (round 54)
+    if (lead_for := _FOR_LEAD_RE.match(text[start : match.start()])) and _names_symptoms(lead_for.group(1)):
+        return False
     head = text[max(text.rfind(c, 0, match.start()) for c in ".!?\n;") + 1 : match.start()]
     # "Faint or worse pain: 999." is a condition and an action; "Low oxygen, fast pulse: emergency, admitted now."
     # states what is done now.
@@ -525,6 +535,7 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # keeping the patient in is done now; going to hospital may wait, so it needs a word of immediacy
     # (a hospital that is expecting the patient is expecting them now)
     if "hospital" in match.group(0).lower() and not _KEPT_IN_RE.match(match.group(0)) \
+            and not _STAYING_RE.match(match.group(0)) \
             and "expecting" not in match.group(0).lower() \
             and not (match.group(0).lower().startswith("stay") and (
                 _NEED_TO_STAY_RE.search(text[start:match.start()])
@@ -571,7 +582,6 @@ _POINTS_BACK_RE = re.compile(r"\b(?:it|its|they|them|these|those|this|that|eithe
 _CONFIRM_RE = re.compile(r"\W*(?:(?:so|and|ok|okay|right)\W+)?(?:(?:did|do)\s+i\s+(?:get|have)|have\s+i\s+got|is|was|am\s+i)\s+"
                          r"(?:that|this|it|all\s+(?:of\s+)?that|everything)\s+(?:right|correct|accurate)\b"
                          r"|\W*(?:is\s+that|that's|that\s+is)\s+(?:right|correct|accurate)\W*$", re.IGNORECASE)
-
 
 def _points_back(question: str, keys: frozenset[str], told: frozenset[str]) -> bool:
     """Whether ``question`` is about what was ``told`` just before it: a pronoun ("When did it start?"), an open
