@@ -153,7 +153,7 @@ _EMERGENCY_RE = re.compile(
     r"|\bthrombectomy\b[^.!?\n]{0,20}?\b(?:now|immediately|right\s+away|straight\s+away)\b"  # "Neuro-IR for thrombectomy now"
     r"|primary\s+(?:pci|angioplasty|percutaneous\s+coronary\s+intervention)"
     # (round 55: "the cath lab at Wellington Hospital is getting ready for you now")
-    r"|(?:cath(?:eter)?|heart)\s+lab(?:\s+(?:team|staff))?(?:\s+at\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})?\s+(?:is\s+|are\s+)?"
+    r"|(?:cath(?:eter)?|heart)\s+lab(?:\s+(?:team|staff))?(?:\s+at\s+[\w'-]+(?:\s+[\w'-]+){0,3}?)?\s+(?:is\s+|are\s+)?"
     r"(?:ready|waiting|standing\s+by|activated|getting\s+ready\s+for\s+(?:you|her|him|them)|expecting\s+(?:you|her|him|them))"
     r"|cath(?:eter)?\s+lab\s+(?:for|now|immediately)"
     # the acute team called to the bedside now ("Plan: surgeons now", "ICU now", "asking the surgical team to see you
@@ -414,8 +414,10 @@ _PAST_VISIT_RE = re.compile(
     r"|\bambulance\s+(?:service|crew|trust|station|staff)\b|\b(?:a&e|ed|er|ambulance)\s+(?:would|wouldn't|won't|could|can)\s+only\b",
     re.IGNORECASE)
 _THEN_RE = re.compile(r"\s*then\b", re.IGNORECASE)
-# (not "For the pain you have now, call 999": the complaint itself)
-_FOR_LEAD_RE = re.compile(r"\s*(?:and\s+|but\s+)?for\s+(?!(?:the|your|this|that|his|her|their)\b)(?:any\s+)?([^.!?\n;]+?),\s*(?:please\s+|just\s+)?(?:go\s+|come\s+|head\s+|get\s+)?$", re.IGNORECASE)
+# what to look out for, led by "for", before the help: "For chest pain when you exert yourself, ..., call 999" (not
+# "For the pain you have now, ...": the complaint itself)
+_FOR_LEAD_RE = re.compile(r"\s*(?:and\s+|but\s+)?for\s+(?!(?:the|your|this|that|his|her|their)\b)(?:any\s+)?([^.!?\n;]+?),"
+                          r"\s*(?:please\s+|just\s+)?(?:go\s+|come\s+|head\s+|get\s+)?$", re.IGNORECASE)
 _HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(?:[-*\u2022]|\d+[.)])?\s*(\S.*)", re.DOTALL)
 # the help heads a list on the lines below it: "Come back or go to A&E:\n- the worst headache of your life"
 _HELP_HEADS_LIST_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*\n\s*(?:[-*\u2022]|\d+[.)])\s*(\S[^\n]*)")
@@ -502,7 +504,7 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
         return False
     if _CONDITIONAL_RE.search(text[start : match.start()]) or _RULE_HEAD_RE.match(text[start : match.start()]):
         return False
-    # what to look out for, led by "for": "For chest pain when you exert yourself, or crushing pain, call 999" (round 54)
+    # round 54: "For chest pain when you exert yourself, or crushing pain that won't go, call 999"
     if (lead_for := _FOR_LEAD_RE.match(text[start : match.start()])) and _names_symptoms(lead_for.group(1)):
         return False
     head = text[max(text.rfind(c, 0, match.start()) for c in ".!?\n;") + 1 : match.start()]
@@ -582,6 +584,7 @@ _POINTS_BACK_RE = re.compile(r"\b(?:it|its|they|them|these|those|this|that|eithe
 _CONFIRM_RE = re.compile(r"\W*(?:(?:so|and|ok|okay|right)\W+)?(?:(?:did|do)\s+i\s+(?:get|have)|have\s+i\s+got|is|was|am\s+i)\s+"
                          r"(?:that|this|it|all\s+(?:of\s+)?that|everything)\s+(?:right|correct|accurate)\b"
                          r"|\W*(?:is\s+that|that's|that\s+is)\s+(?:right|correct|accurate)\W*$", re.IGNORECASE)
+
 
 def _points_back(question: str, keys: frozenset[str], told: frozenset[str]) -> bool:
     """Whether ``question`` is about what was ``told`` just before it: a pronoun ("When did it start?"), an open
