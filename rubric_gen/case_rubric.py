@@ -214,7 +214,8 @@ _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|
                rf"same[- ]day|{_NET_TELL}|emergency|urgent\w*|{HELP_NUMBERS}|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
-_NET_GO = (r"(?:come|go|head|get|(?:bring|take) (?:her|him|them|the baby|baby|the child|your \w+))(?: straight| right)?(?: back)?"
+_CARRIED = r"(?:her|him|them|the baby|baby|the child|your \w+)"  # who a carer brings or takes to the help
+_NET_GO = (rf"(?:come|go|head|get|(?:bring|take) {_CARRIED})(?: straight| right)?(?: back)?"
            r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emerg|emergency(?: department| room)?|hospital|urgent care|clinic|"
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|rtc|"
            r"escalat\w*|rted|attend|re-?present|present|pop (?:straight |right )?(?:down|over|back|in)|"
@@ -316,7 +317,7 @@ _SAFETY_NET_RE = (
     rf"|\?\s+then\b{_IN_SENTENCE}{{0,60}}\b(?:{_NET_ACTION})\b"
     # (round 55: NHS 111, and New Zealand's emergency number: "Ring 111 for chest pain, fainting, ...")
     rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY}|111)|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
-    rf"bring \w+|take (?:her|him|them|the baby|baby|the child|your \w+))(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) "
+    rf"bring \w+|take {_CARRIED})(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) "
     rf"(?:medical )?(?:help|care|attention|advice|review)"
     # told, not done: "Get urgent help for chest pain" opens its sentence ("we will get urgent help for ..." does not)
     # (round 52: "Let the nurse know right away about fever/rigors")
