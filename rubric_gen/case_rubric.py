@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "20"
+CASE_RUBRIC_VERSION = "21"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -118,6 +118,11 @@ _EMPATHY_TERMS = [
     # round 26: "This is a rough stretch", "You're not weak", "It's tough running a store feeling like this",
     # "Not dismissing your experience"
     "rough stretch", "not weak", "it's tough", "it is tough", "not dismissing",
+    # round 59: "Double vision's no joke", "Tough spell", "It's hard seeing her like this, and you've done exactly the
+    # right thing"
+    "no joke", "tough spell", "rough spell", "hard seeing", "done the right thing", "done exactly the right thing",
+    # round 60: "This isn't anything you missed"
+    "anything you missed", "nothing you missed",
     # round 37: "Rough go, my love.", "Horrid thing.", "Proper nuisance, these are"
     "rough go", "horrid", "proper nuisance", "such a nuisance", "what a nuisance",
     # round 38: "I'm afraid this isn't easy news", "Rough timing after the hip"
@@ -205,12 +210,17 @@ _NOT_EMPATHY = (r"\bsorry\b,?\s+(?:(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we'v
 # back if you get a fever"; "Call 911 for chest pain"), or in the clipped form a busy clinician writes ("Fever,
 # vomiting or worse pain: straight back to A&E."; "Stroke signs - call 911."; "Return sooner: blood, weight loss").
 # Telling whoever is at hand: "tell the ward staff straight away if ..."
-_NET_TELL = (r"(?:tell|alert) (?:us|me|staff|the (?:ward )?staff|ward staff|the nurses?|your nurse|a nurse|the team|someone"
+_NET_TELL = (r"(?:tell|alert|notify) (?:us|me|staff|the (?:ward )?staff|ward staff|the nurses?|your nurse|a nurse|the team|someone"
+             # round 59: "Tell nurses now if ...", "Tell your RN right away if ...", "Notify your nurse right away for ..."
+             r"|(?:nurses?|(?:your |the |an? )?rn|your nurses)(?= (?:now|immediately|right away|straight away|at once|urgently|if)\b)"
              # the nurse by name, told at once: "Tell Jess right away if you feel more drowsy"
              r"|\w+ (?=(?:right away|straight away|immediately|at once)\b))")
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|(?:not|n't) settl\w*|"
                r"persists?|develop\w*|new|"
-               r"change\w*|returns?|come (?:straight |right )?back|seek|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
+               r"change\w*|returns?|come (?:straight |right )?back|seek|"
+               # round 57: "If you break another bone or feel low in mood, come see me sooner"
+               r"(?:come|pop) (?:in )?(?:and |to )?see (?:me|us|your gp|your doctor|a doctor) (?:sooner|earlier|straight away|"
+               r"right away|urgently|same[- ]day|today)|call|ring|phone|dial|contact|go to|go straight|(?:get|be) (?:seen|checked)|"
                rf"same[- ]day|{_NET_TELL}|emergency|urgent\w*|{HELP_NUMBERS}|a&e|ed|er|ambulance|"
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
@@ -269,6 +279,7 @@ _QUESTIONS = r"(?:further |other |more )?(?:questions?|queries|query|problems wi
 _NOT_QUESTIONS = rf"(?!{_QUESTIONS})"
 # The help said in the next sentence: "If it suddenly gets much worse, the bone may have broken. Go to A&E."
 _NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hospital|urgent care)|come (?:straight |right )?back|"
+             rf"(?:straight|right) to (?:{_NET_EMERGENCY}|hospital)|"  # round 59: "Red flags - SOB, ...: so 911 / straight to the ED"
              rf"(?:call|ring|phone|dial) (?:{HELP_NUMBERS}|an ambulance|us|me|the (?:surgery|practice|clinic|ward|team|doctor|"
              r"gp)|your (?:gp|doctor))|seek (?:\w+ )?(?:help|care|attention|advice)|return (?:straight away|immediately|promptly|"
              r"sooner|urgently|to (?:the )?(?:a&e|ed|er|hospital))")
@@ -327,7 +338,8 @@ _SAFETY_NET_RE = (
     # round 55: after the follow-up, a clipped "Sooner, or ER: fever, spreading redness, pus"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:come )?back |return )?(?:sooner|earlier),?(?: or (?:to )?(?:the )?"
     rf"(?:a&e|ed|er|emerg\w*|urgent care|{EMERGENCY_NUMBERS}))?\s*:\s*(?=\w)"
-    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|return|rtc|rted|escalate|attend|present to"
+    rf"|\b(?:(?:come|go|get) (?:straight |right )?back|(?:bring|take) {_CARRIED} (?:straight |right )?back"  # round 60: "Bring her back for ..."
+    r"|return|rtc|rted|escalate|attend|present to"
     r"|(?:call|ring|page|buzz) (?:the |a |your )?(?:nurses?|rn)"  # round 36: "Call nurse for more drowsiness, seizure, ..."
     r"|flag (?:the |a |your |his |her |their )?(?:rn|nurses?|staff|team)"  # round 38: "Flag the RN right away for CP"
     # round 39: a clipped "Back or to the ED for numbness, pale/cold finger, worsening swelling"
@@ -394,7 +406,11 @@ _SAFETY_NET_RE = (
     rf"|\bsame[- ]day\s*/\s*(?:{_NET_EMERGENCY})\s*:\s*{_IN_SENTENCE}{{3,120}},"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back to (?:the )?(?:{_NET_EMERGENCY}|us|clinic)\s+(?:for|if|with)\s+(?!{CARE_WORDS}){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
-    r"|\b(?:tell|alert|flag) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?)"
+    # (round 59: "call staff straight away for ...", "Tell your RN right away for ...")
+    r"|\bcall (?:staff|the staff|nurses?|the nurses?|your nurse|(?:your |the )?rn) (?:immediately|straight away|right away|at once"
+    r"|urgently|stat|now) (?:about|for|if)\b"
+    r"|\b(?:tell|alert|flag|notify) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?"
+    r"|(?:your |the )?rn)"
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? (?:about|to) (?:any|new|a|worsening|more)\b"
     r"| (?:immediately|straight away|right away|at once|urgently|stat) (?:about|for)\b"  # "Alert nursing immediately for rebleeding"
     r"| (?:immediately|straight away|right away|at once|urgently|now)\s*:\s*\w"  # "Tell nurses at once: bleeding, ..."
@@ -406,11 +422,18 @@ _SAFETY_NET_RE = (
     # clipped: "Urgent help for fever, jaundice, dark urine"; "Back now for fever, chills"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:get |seek )?urgent (?:help|care|review|advice) |back (?:now |straight away "
     rf"|immediately |sooner |urgently )?)(?:for|if|with)\s+(?!{CARE_WORDS}){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
+    # round 60: after the follow-up, a clipped "Sooner for fever, rapid spread, red streaks" ("Sooner for the results")
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:sooner|earlier) (?:for|if|with)\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    rf"{_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
     rf"|(?:^|[.!?\n:])\s*+(?!(?:diagnosis|plan|impression|assessment|ddx)\b)[^.!?\n:]{{3,120}}(?::|\s[-\u2013\u2014]+)\s*"
     rf"{_NET_TERMINAL}"
     # a list of what to look out for, ending in the help: "Post-op: fever, swelling, worsening pain, come back."
-    rf"|(?:^|[.!?\n:])(?!\s*any\s+{_QUESTIONS}){_IN_SENTENCE}{{3,160}},\s*{_NET_TERMINAL}(?:\s+(?:nurses?|doctors?|team|ward|midwife))?"
-    r"(?:\s+(?:now|immediately|straight away|right away|at once|urgently))?\s*(?:[.!]|$)"  # "..., call the nurse now."
+    # (rounds 58 and 60: or two helps: "..., blisters, or spreading redness, come straight to the ED / call 911.", "...,
+    # tell the staff right away or call 911.")
+    rf"|(?:^|[.!?\n:])(?!\s*any\s+{_QUESTIONS}){_IN_SENTENCE}{{3,160}},\s*{_NET_TERMINAL}"
+    r"(?:\s+(?:nurses?|doctors?|team|ward|midwife|staff))?"
+    r"(?:\s+(?:now|immediately|straight away|right away|at once|urgently))?"  # "..., call the nurse now."
+    rf"(?:\s*(?:/|\bor\b)\s*{_NET_TERMINAL})?\s*(?:[.!]|$)"
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly",
                  # kept in for care: at least as prompt as a same-day review
@@ -467,6 +490,13 @@ _PLAN_TERMS = [
     "follow this up", "follow it up", "go home", "hydrated", "hydration",
     # round 28: "Urgent memory clinic and neurology."
     "clinic",
+    # round 58: a chart's terse plan ("No tx. Resolves 1-2 wks. Peds f/u 2-3d"; "NPO, IV analgesia")
+    "f/u", "tx", "analgesia", "npo", "nil by mouth",
+    # round 59: the specialist the patient is sent to ("Urgent neurology. Pyridostigmine"; "a breast surgeon")
+    "specialist", "specialists", "surgeon", "surgeons", "neurology", "neurologist", "cardiology", "cardiologist",
+    "urology", "urologist", "dermatology", "dermatologist", "rheumatology", "rheumatologist", "gastroenterology",
+    "gastroenterologist", "oncology", "oncologist", "haematology", "hematology", "haematologist", "hematologist",
+    "endocrinology", "endocrinologist", "psychiatry", "psychiatrist",
 ]
 # Prompt care given now, in the department, as the final message states it.
 _NOW_TERMS = ["now", "immediately", "right away", "straight away", "stat"]

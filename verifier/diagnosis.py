@@ -453,11 +453,21 @@ def _join_names(sentence: str, lex: _Lexicon) -> str:
         if any(begin < before < end for begin, end, _ in lex.spans(joined)):
             out = out[: slash.start()] + " " + out[slash.end():]
         # two words of one description, neither a condition nor next to one: "FDP tendon rupture/avulsion at its
-        # insertion" ("Jersey finger/mallet finger" still lists two)
+        # insertion" ("Jersey finger/mallet finger" still lists two); or, after a name, a word that names the same
+        # condition in its place: "FDP tendon avulsion/rupture" (round 59)
         elif (_plain_word(sentence[: slash.start()].split()[-1], lex) and _plain_word(sentence[slash.end():].split()[0], lex)
-              and not any(end == before or begin == before for begin, end, _ in spans)):
+              and not any(begin == before for begin, _, _ in spans)
+              and (not any(end == before for _, end, _ in spans) or _same_name(sentence, slash, before, lex))):
             out = out[: slash.start()] + " " + out[slash.end():]
     return out
+
+
+def _same_name(sentence: str, slash: re.Match[str], before: int, lex: _Lexicon) -> bool:
+    """Whether the word after ``slash`` is a word of the names of the condition named just before it ("FDP tendon
+    avulsion/rupture": "rupture of the flexor digitorum profundus tendon" is a name of it; "mallet" is not)."""
+    after = words(sentence[slash.end():])[:1]
+    named = {cid for _, end, cid in lex.spans(sentence[: slash.start()]) if end == before}
+    return bool(after) and any(after[0] in alias.split() for cid, aliases in lex.names if cid in named for alias in aliases)
 
 
 def _plain_word(word: str, lex: _Lexicon) -> bool:

@@ -86,6 +86,8 @@ _EMERGENCY_RE = re.compile(
     # round 25: "I'm sending you to hospital now to be assessed as an emergency"; "What happens now: admission, ..."
     r"|\bsend(?:ing)?\s+(?:you|her|him|them)\s+(?:in\s+)?(?:in)?to\s+(?:the\s+)?hospital\b|\bas\s+an\s+emergency\b(?![\s-]+[a-z])"  # not "as an emergency admission": the longer name is read
     r"|\bnow\s*:\s*(?:[a-z-]+\s+){0,2}?(?:admission|admit)\b"
+    # round 59: the plan's "Now:" and the operation in it ("Now: gynae, theatre, laparoscopy")
+    r"|\bnow\s*:\s*[^.!?\n]{0,40}?\b(?:theatres?|the\s+or|operating\s+room|laparoscop\w*|laparotomy)\b"
     # round 26: "Staying with us."; a critical-care bed ("... hourly glucose. ICU.")
     r"|\bstay(?:ing)?\s+with\s+us\b|\b(?:to|into)\s+(?:the\s+)?(?:icu|itu|hdu|ccu)\b"
     # round 27: "The surgical team are seeing you urgently"; "taking you for clot retrieval"
@@ -103,9 +105,12 @@ _EMERGENCY_RE = re.compile(
     # round 33: a terse plan that opens with resuscitation or admission ("Resus. Two big cannulae ...", "Admit.")
     # round 39: or a bullet of the plan ("Plan:\n- Admit, telemetry, O2.")
     # round 49: or the step after one done now ("surgery now \u2192 admit, lap appy today")
+    # round 57: or a dash and why ("Admit \u2014 you're hypoxic."), or a numbered step ("3. Admission to hospital because
+    # of the low oxygen.")
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* )|(?<=\u2192 )|(?<=-> ))"
-    r"(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?)"
-    r"(?=\s*(?:[.,;\n]|\.\.\.)|\s*$)"
+    r"(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?"
+    r"|admission\s+to\s+(?:the\s+)?hospital)"
+    r"(?=\s*(?:[.,;\n]|\.\.\.|[-\u2013\u2014]\s)|\s*$|\s+(?:because|for|now|today|tonight|given)\b)"
     # round 29: "MICU admit."; a critical-care bed as an item of the plan ("Plan: IV ceftriaxone now, ICU, isolation")
     r"|(?:^|(?<=\n))\s*plan\s*[:,-][^.!?\n]*?,\s*(?:[mps]?icu|itu|hdu)(?=\s*[,.;]|\s*$)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
@@ -209,9 +214,14 @@ _EMERGENCY_RE = re.compile(
     r"|\b(?:you'll|you\s+will|he'll|he\s+will|she'll|she\s+will|they'll|they\s+will)\s+(?:need\s+to\s+)?be\s+admitted\b"
     # round 44: the team already called, and the operation today ("I've already called the gynaecology team ... This
     # needs an operation today, urgently")
-    rf"|\b(?:i've|i\s+have|we've|we\s+have)\s+(?:already\s+|just\s+)?(?:called|paged|bleeped|rung|phoned|contacted)\s+"
+    # round 58: "I've spoken to the surgeons", "The general surgery team has been called and will see you shortly"
+    rf"|(?:\b(?:i've|i\s+have|we've|we\s+have)\s+(?:already\s+|just\s+)?(?:called|paged|bleeped|rung|phoned|contacted"
+    r"|spoken\s+(?:to|with)|talked\s+(?:to|with))\s+"
     rf"(?:the\s+)?(?:{ACUTE_SPECIALTIES}|{SURGEONS}|surgical|on[- ]call|icu|intensive\s+care)\w*"
-    r"(?![^.!?\n;]*\b(?:tomorrow|next|clinic|appointment|letter|referral|weeks?|months?"  # not a booking:
+    rf"|\b(?:{ACUTE_SPECIALTIES}|{SURGEONS}|surgical|on[- ]call|icu|intensive\s+care)\w*(?:\s+(?:team|registrar|reg|doctors?))?"
+    r"\s+(?:has|have)\s+(?:already\s+|just\s+)?been\s+(?:called|paged|bleeped|contacted|rung|phoned))"
+    # not a booking, in its sentence or the next:
+    r"(?![^.!?\n]*(?:[.!?]\s*[^.!?\n]*)?\b(?:tomorrow|next|clinic|appointment|letter|referral|write|writing|weeks?|months?"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b)"  # "I've contacted the orthopaedic team, fracture clinic Monday"
     r"|\b(?:an\s+)?operation\s+(?:today|tonight|now|straight\s+away)\b"
     r"|\b(?:you're|you\s+are|he's|she's|they're)\s+staying\s+in\b(?!\s+(?:bed|touch|the\s+house|at\s+home))"
@@ -274,6 +284,9 @@ _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|treatment|disposition|actions
                            re.IGNORECASE)
 # "you're staying in hospital" is decided now (round 54), unlike "some people stay in hospital for this"
 _STAYING_RE = re.compile(r"(?:you're|you\s+are|he's|he\s+is|she's|she\s+is|they're|they\s+are)\s+staying\b", re.IGNORECASE)
+_THAT_IS_RE = re.compile(r"\s*(?:that's|that\s+is|that\s+would\s+be|that\s+means|which\s+is|which\s+means)\b", re.IGNORECASE)
+_FOR_SYMPTOMS_RE = re.compile(r"\bfor\s+(.+)$", re.IGNORECASE)
+_ADMISSION_STEP_RE = re.compile(r"admission\s+to\s+(?:the\s+)?hospital$", re.IGNORECASE)
 _KEPT_IN_RE = re.compile(r"(?:keep(?:ing)?\s+(?:you|her|him|them)|be\s+kept)\s+in\b", re.IGNORECASE)
 # round 39: "you'll stay in hospital on oxygen and a monitor" is kept in now; "After the operation you'll stay in hospital"
 # is not
@@ -504,6 +517,13 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
         return False
     if _CONDITIONAL_RE.search(text[start : match.start()]) or _RULE_HEAD_RE.match(text[start : match.start()]):
         return False
+    # round 60: "that's" pointing back to a condition just named: "Come in immediately for saddle numbness, ... fever;
+    # that's a medevac for MRI"
+    if _THAT_IS_RE.match(text[start : match.start()]) and start > 0:
+        clause = text[max(text.rfind(c, 0, start - 1) for c in ".!?\n") + 1 : start - 1]
+        held = _FOR_SYMPTOMS_RE.search(clause)
+        if _CONDITIONAL_RE.search(clause) or (held and _names_symptoms(held.group(1))):
+            return False
     # round 54: "For chest pain when you exert yourself, or crushing pain that won't go, call 999"
     if (lead_for := _FOR_LEAD_RE.match(text[start : match.start()])) and _names_symptoms(lead_for.group(1)):
         return False
@@ -535,8 +555,10 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
             and (listed.re is not _HELP_HEADS_LINE_RE or _warning_signs(listed.group(1))):
         return False
     # keeping the patient in is done now; going to hospital may wait, so it needs a word of immediacy
-    # (a hospital that is expecting the patient is expecting them now)
+    # (a hospital that is expecting the patient is expecting them now; a plan's step "Admission to hospital because
+    # ..." admits them)
     if "hospital" in match.group(0).lower() and not _KEPT_IN_RE.match(match.group(0)) \
+            and not _ADMISSION_STEP_RE.match(match.group(0)) \
             and not _STAYING_RE.match(match.group(0)) \
             and "expecting" not in match.group(0).lower() \
             and not (match.group(0).lower().startswith("stay") and (
@@ -586,6 +608,16 @@ _CONFIRM_RE = re.compile(r"\W*(?:(?:so|and|ok|okay|right)\W+)?(?:(?:did|do)\s+i\
                          r"|\W*(?:is\s+that|that's|that\s+is)\s+(?:right|correct|accurate)\W*$", re.IGNORECASE)
 
 
+def _told(sentence: str) -> frozenset[str]:
+    """What a recap tells, not how, nor what came with it: "So sudden vertigo with N/V." tells the vertigo. A chart's
+    opening names the patient before "w/" and the complaint after it: "63M w/ hematemesis." tells the haematemesis
+    (round 57)."""
+    head = _WITH_RE.split(sentence, maxsplit=1)[0]
+    if not any(clinical.is_key(k) and not clinical.is_generic(k) for k in clinical.asked(head)):
+        head = sentence
+    return frozenset(k for k in clinical.asked(head) if not k.startswith(clinical.INTENT))
+
+
 def _points_back(question: str, keys: frozenset[str], told: frozenset[str]) -> bool:
     """Whether ``question`` is about what was ``told`` just before it: a pronoun ("When did it start?"), an open
     invitation ("Tell me about ..."), nothing of its own beyond how it asks ("How long?"), or only what was told ("...
@@ -610,8 +642,7 @@ def _asks_about(check: AsksAbout, transcript: _Transcript) -> tuple[bool, str]:
                 # what it tells, not how ("Sx since Monday." does not ask the onset), nor what came with it: in
                 # "So sudden vertigo with N/V. Did it start as you lay down?" the question is about the vertigo. The
                 # doctor speaking of themselves recaps nothing: "I understand how worrying this is. When did it start?"
-                told = frozenset() if _FIRST_PERSON_RE.match(sentence) else frozenset(
-                    k for k in clinical.asked(_WITH_RE.split(sentence, maxsplit=1)[0]) if not k.startswith(clinical.INTENT))
+                told = frozenset() if _FIRST_PERSON_RE.match(sentence) else _told(sentence)
                 continue
             keys = clinical.asked(sentence)
             # a question and the one before it in the same turn ask about one thing together: a follow-up that points
