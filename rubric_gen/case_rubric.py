@@ -123,6 +123,8 @@ _EMPATHY_TERMS = [
     "no joke", "tough spell", "rough spell", "hard seeing", "done the right thing", "done exactly the right thing",
     # round 60: "This isn't anything you missed"
     "anything you missed", "nothing you missed",
+    # round 61: "Five months is a long time to itch", "you do sound rough", "you're in a right state"
+    "a long time to", "sound rough", "sounds rough", "in a right state",
     # round 37: "Rough go, my love.", "Horrid thing.", "Proper nuisance, these are"
     "rough go", "horrid", "proper nuisance", "such a nuisance", "what a nuisance",
     # round 38: "I'm afraid this isn't easy news", "Rough timing after the hip"
@@ -216,6 +218,7 @@ _NET_TELL = (r"(?:tell|alert|notify) (?:us|me|staff|the (?:ward )?staff|ward sta
              # the nurse by name, told at once: "Tell Jess right away if you feel more drowsy"
              r"|\w+ (?=(?:right away|straight away|immediately|at once)\b))")
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|(?:not|n't) settl\w*|"
+               r"(?:yell|shout|holler|call) out|"  # round 61: "If the pain ramps up, you feel lightheaded or more SOB, yell out"
                r"persists?|develop\w*|new|"
                r"change\w*|returns?|come (?:straight |right )?back|seek|"
                # round 57: "If you break another bone or feel low in mood, come see me sooner"

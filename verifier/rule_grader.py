@@ -182,7 +182,8 @@ _EMERGENCY_RE = re.compile(
     # mid-sentence may be a routine letter sent now
     rf"|(?:^|(?<=[.!?\n:;])\s*|(?<=[.!?\n:;] ))(?:{ACUTE_SPECIALTIES}|theatres?"
     r"|the\s+or)\s+(?:now|immediately|straight\s+away|stat)\b"
-    r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team)"
+    r"|(?:activat\w+|alert\w*|call\w*)\s+(?:the\s+)?(?:[\w-]+\s+(?:team\s+)?and\s+(?:the\s+)?)?"  # round 61: "calling the cardiology
+    r"(?:cath(?:eter)?\s+lab|stroke\s+team|trauma\s+team|code\s+stroke|resus\w*\s+team)"  # team and the cath lab this minute"
     # round 23: "you'll be staying in", "the high-dependency team are coming to see you", "Gynae on their way, theatre
     # today"
     r"|(?:you'll|you\s+will|she'll|he'll|they'll)\s+be\s+staying\s+in\b(?!\s+(?:bed|touch|the\s+house|at\s+home))"
