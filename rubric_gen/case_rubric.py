@@ -125,6 +125,8 @@ _EMPATHY_TERMS = [
     "anything you missed", "nothing you missed",
     # round 61: "Five months is a long time to itch", "you do sound rough", "you're in a right state"
     "a long time to", "sound rough", "sounds rough", "in a right state",
+    # round 62: "You look really unwell, so I'll be quick and gentle with you"
+    "gentle with you",
     # round 37: "Rough go, my love.", "Horrid thing.", "Proper nuisance, these are"
     "rough go", "horrid", "proper nuisance", "such a nuisance", "what a nuisance",
     # round 38: "I'm afraid this isn't easy news", "Rough timing after the hip"
@@ -228,7 +230,8 @@ _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|
                r"doctor|gp|immediately|straight away|right away|at once")
 # Seeking help, said first: the condition follows ("... if ...", or "for" a symptom when the help is urgent).
 _CARRIED = r"(?:her|him|them|the baby|baby|the child|your \w+)"  # who a carer brings or takes to the help
-_NET_GO = (rf"(?:come|go|head|get|(?:bring|take) {_CARRIED})(?: straight| right)?(?: back)?"
+_NET_GO = (r"(?:straight|right) (?:back )?to (?:the )?(?:a&e|ed|er|emerg|emergency(?: department| room)?|hospital)|"  # round 62: "Straight to A&E if ..."
+           rf"(?:come|go|head|get|(?:bring|take) {_CARRIED})(?: straight| right)?(?: back)?"
            r"(?: in| to (?:the |a |an |your )?(?:a&e|ed|er|emerg|emergency(?: department| room)?|hospital|urgent care|clinic|"
            r"surgery|gp|doctor|us|me))?|(?:come|go|head|get|bring \w+) (?:straight |right )?back|(?:straight|right) back|return\w*|rtc|"
            r"escalat\w*|rted|attend|re-?present|present|pop (?:straight |right )?(?:down|over|back|in)|"

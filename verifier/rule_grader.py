@@ -87,7 +87,7 @@ _EMERGENCY_RE = re.compile(
     r"|\bsend(?:ing)?\s+(?:you|her|him|them)\s+(?:in\s+)?(?:in)?to\s+(?:the\s+)?hospital\b|\bas\s+an\s+emergency\b(?![\s-]+[a-z])"  # not "as an emergency admission": the longer name is read
     r"|\bnow\s*:\s*(?:[a-z-]+\s+){0,2}?(?:admission|admit)\b"
     # round 59: the plan's "Now:" and the operation in it ("Now: gynae, theatre, laparoscopy")
-    r"|\bnow\s*:\s*[^.!?\n]{0,40}?\b(?:theatres?|the\s+or|operating\s+room|laparoscop\w*|laparotomy)\b"
+    r"|\bnow\s*:\s*[^.!?\n]{0,40}?\b(?:theatres?|the\s+or|(?-i:OR)|operating\s+room|laparoscop\w*|laparotomy)\b"  # "Now: OR with gyne"
     # round 26: "Staying with us."; a critical-care bed ("... hourly glucose. ICU.")
     r"|\bstay(?:ing)?\s+with\s+us\b|\b(?:to|into)\s+(?:the\s+)?(?:icu|itu|hdu|ccu)\b"
     # round 27: "The surgical team are seeing you urgently"; "taking you for clot retrieval"
@@ -414,6 +414,7 @@ CARE_WORDS = (r"(?:an?\s+|the\s+|your\s+|some\s+|more\s+)?(?:treatment|antibioti
 _FOR_CONDITION_RE = re.compile(
     # round 36: a bracketed aside first, or the help inside it: "Seek urgent help (999 or A&E) for chest pain"
     r"^\s*(?:\([^()\n]{1,40}\)\s*|\)\s*)?"
+    r"(?:/\s*(?:\d{3}|a&e|ed|er)\s*)*"  # round 62: a second number, "call 911/111 right away for ..."
     r"(?:(?:(?:or|and)\s+|/\s*)(?:call|ring|dial|phone|go\s+to|come\s+to)\s+(?:the\s+)?\S+\s+)?"  # "the ED or call 911 for", "the ED/call 911 for"
     r"(?:(?:,|\s[-\u2013\u2014])\s*[^.!?\n;,]{1,40}?(?:,|\s[-\u2013\u2014])\s*|,\s*)?"  # "Get urgent help, ED or call an ambulance, for ..."
     rf"(?:(?:right\s+away|immediately|straight\s+away|urgently|now|(?:the\s+)?same[- ]day)\s+)?(?:for|with)(?:\s*:)?\s+(?!{CARE_WORDS})",
