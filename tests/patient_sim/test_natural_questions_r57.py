@@ -1,6 +1,6 @@
-"""Questions the template patient left unanswered in rounds 57 to 59 (data/natural/dev/answerable/), on a made-up record
+"""Questions the template patient left unanswered in rounds 57 to 62 (data/natural/dev/answerable/), on a made-up record
 beside a lookalike: a hedge names nothing ("even a touch"), weight lost counted in pounds, fullness as early satiety,
-and "keeping well" as how the patient is in themselves."""
+"keeping well" as how the patient is in themselves, and yellow in the whites of the eyes as jaundice."""
 
 from __future__ import annotations
 
@@ -38,3 +38,13 @@ def test_weight_lost_in_pounds_is_weight_loss(question: str, told: bool) -> None
 def test_fullness_and_keeping_well(fact: str, question: str, told: bool) -> None:
     case = _case(chief_complaint="Unwell", secondary_symptoms=[fact])
     assert (fact in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("Is there yellow in the whites of his eyes too?", True),  # agentclinic-0073, gp_lay (round 62)
+    ("When did you first see the yellow?", True),  # checklist
+    ("Is there redness in the whites of his eyes?", False),
+])
+def test_yellow_in_the_whites_of_the_eyes_is_jaundice(question: str, told: bool) -> None:
+    case = _case(chief_complaint="Unwell baby", secondary_symptoms=["Scleral icterus noted"])
+    assert any("icterus" in f.lower() for f in _replies(case, question)[0]) is told
