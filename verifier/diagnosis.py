@@ -457,17 +457,18 @@ def _join_names(sentence: str, lex: _Lexicon) -> str:
         # condition in its place: "FDP tendon avulsion/rupture" (round 59)
         elif (_plain_word(sentence[: slash.start()].split()[-1], lex) and _plain_word(sentence[slash.end():].split()[0], lex)
               and not any(begin == before for begin, _, _ in spans)
-              and (not any(end == before for _, end, _ in spans) or _same_name(sentence, slash, before, lex))):
+              and _same_name(sentence[slash.end():], {cid for _, end, cid in spans if end == before}, lex)):
             out = out[: slash.start()] + " " + out[slash.end():]
     return out
 
 
-def _same_name(sentence: str, slash: re.Match[str], before: int, lex: _Lexicon) -> bool:
-    """Whether the word after ``slash`` is a word of the names of the condition named just before it ("FDP tendon
-    avulsion/rupture": "rupture of the flexor digitorum profundus tendon" is a name of it; "mallet" is not)."""
-    after = words(sentence[slash.end():])[:1]
-    named = {cid for _, end, cid in lex.spans(sentence[: slash.start()]) if end == before}
-    return bool(after) and any(after[0] in alias.split() for cid, aliases in lex.names if cid in named for alias in aliases)
+def _same_name(after_slash: str, named: set[str], lex: _Lexicon) -> bool:
+    """Whether the word after a slash is a word of the names of the conditions ``named`` just before it, or none is
+    ("FDP tendon avulsion/rupture": "rupture of the flexor digitorum profundus tendon" is a name of it; "mallet" is
+    not)."""
+    after = words(after_slash)[:1]
+    return not named or (bool(after) and any(after[0] in alias.split()
+                                             for cid, aliases in lex.names if cid in named for alias in aliases))
 
 
 def _plain_word(word: str, lex: _Lexicon) -> bool:
