@@ -303,8 +303,14 @@ class FactIndex:
         self.min_score = min_score
         # The clinical-language layer's keys ("urinary" for "no urinary symptoms"; ``intent:onset`` for a fact
         # that dates something) let a question in other words find the fact: "any burning when you pee?".
-        corpus = [tx.tokens(f.text) + tx.tokens(_TOPIC_WORDS[f.topic]) + _content_words(f) + _fact_keys(f)
-                  for f in facts]
+        # a symptom at a body part the complaint does not name tells where else it is ("Any other sites?" of blisters on
+        # the forearm: "Ulcers on the buccal and vulvar mucosa", round 63)
+        parts = [{k for k in _layer_keys(f.text) if is_body_part(k)} for f in facts]
+        complaint_parts = set().union(*(p for p, f in zip(parts, facts, strict=True) if f.topic == "complaint"))
+        elsewhere = [["intent:elsewhere"] if complaint_parts and f.topic in ("hpi", "symptoms") and p - complaint_parts
+                     and not _NEGATIVE_RE.match(f.text) else [] for p, f in zip(parts, facts, strict=True)]
+        corpus = [tx.tokens(f.text) + tx.tokens(_TOPIC_WORDS[f.topic]) + _content_words(f) + _fact_keys(f) + extra
+                  for f, extra in zip(facts, elsewhere, strict=True)]
         self._retriever = bm25s.BM25()
         self._retriever.index(corpus, show_progress=False)
         self._vocab = {t for doc in corpus for t in doc}
@@ -314,7 +320,7 @@ class FactIndex:
         self._named = set().union(*self._terms)
         complaint = {k for f in facts if f.topic == "complaint" for k in clinical.concepts(f.text)}
         self._pain_only = [_about_pain_only(f.text, complaint) for f in facts]
-        self._answers = [set(fact_answers(f)) for f in facts]
+        self._answers = [set(fact_answers(f)) | set(extra) for f, extra in zip(facts, elsewhere, strict=True)]
         topics = {f.topic for f in facts}
         self._gates = {token: topic for token, topic in _GATES.items() if topic in topics}
         self._context = ""  # the last question that named something: what "How much?" is about

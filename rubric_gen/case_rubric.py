@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "21"
+CASE_RUBRIC_VERSION = "22"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -129,6 +129,10 @@ _EMPATHY_TERMS = [
     "gentle with you",
     # round 37: "Rough go, my love.", "Horrid thing.", "Proper nuisance, these are"
     "rough go", "horrid", "proper nuisance", "such a nuisance", "what a nuisance",
+    # round 63: "that's a nuisance, and hard going in your line of work", "This was a close call, and we'll look after
+    # you", "This is a really uncomfortable side effect"
+    "that's a nuisance", "that is a nuisance", "hard going in", "a close call", "we'll look after you",
+    "we will look after you", "really uncomfortable",
     # round 38: "I'm afraid this isn't easy news", "Rough timing after the hip"
     "isn't easy news", "not easy news", "isn't easy to hear", "not easy to hear", "rough timing",
     # round 39: "Take heart, my friend", "This is a lot to land on you in one visit"
@@ -344,6 +348,11 @@ _SAFETY_NET_RE = (
     # round 55: after the follow-up, a clipped "Sooner, or ER: fever, spreading redness, pus"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:come )?back |return )?(?:sooner|earlier),?(?: or (?:to )?(?:the )?"
     rf"(?:a&e|ed|er|emerg\w*|urgent care|{EMERGENCY_NUMBERS}))?\s*:\s*(?=\w)"
+    # round 63: a clipped head, the return and the emergency, over what to come for: "Return/ED: SI, fever +
+    # rigidity/confusion", "Back or Emerg: can't swallow fluids, drooling" ("Return/ED: for your results" is care)
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:come )?back|return|rtc)\s*(?:/|\bor\b)\s*(?:to )?(?:the )?"
+    rf"(?:a&e|ed|er|emerg\w*|urgent care|{EMERGENCY_NUMBERS})\s*:\s*(?!for\b|{CARE_WORDS}|(?:we|you|i|they|it|this|that)\b)"
+    r"(?=\w[^.!?\n]{0,60}(?:,|\bor\b|\+))"  # a list of what to come for ("Back or A&E: we'll see." is none)
     rf"|\b(?:(?:come|go|get) (?:straight |right )?back|(?:bring|take) {_CARRIED} (?:straight |right )?back"  # round 60: "Bring her back for ..."
     r"|return|rtc|rted|escalate|attend|present to"
     r"|(?:call|ring|page|buzz) (?:the |a |your )?(?:nurses?|rn)"  # round 36: "Call nurse for more drowsiness, seizure, ..."

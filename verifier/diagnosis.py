@@ -106,6 +106,9 @@ _SHORTHAND = ((re.compile(r"\bs/p\b", re.IGNORECASE), "status post"),
               (re.compile(r"\b([CTLS]\d{1,2})/((?:[CTLS])?\d{1,2})\b", re.IGNORECASE), r"\1-\2"),  # spinal levels
               (re.compile(r"\b(\d{1,2})(?:\+\d)?/40\b"), r"\1 weeks"),  # a gestation: "preterm 33/40", "34+2/40"
               (re.compile(r"\bHIV\s*/\s*AIDS\b", re.IGNORECASE), "HIV"),  # one infection and its stage
+              # where it came from is its cause (round 63): "Acute PE, ..., likely source L calf DVT"
+              (re.compile(r",\s*(?:(?:most |very )?(?:likely|probable|presumed|probably)\s+)?(?:the\s+)?(?:source|origin)"
+                          r"(?:\s+is|\s+was|\s*:)?\s+(?=\w)", re.IGNORECASE), " from "),
               # "Schizotypal PD": a personality type before "PD" is a personality disorder (round 26)
               (re.compile(r"\b(schizotypal|schizoid|paranoid|borderline|antisocial|narcissistic|histrionic|avoidant|"
                           r"dependent|obsessive[- ]compulsive)\s+PD\b", re.IGNORECASE), r"\1 personality disorder"),
@@ -308,6 +311,8 @@ def fold(word: str) -> str:
 
 # a spoken "-in'" ("Vomitin' after feeds?"), not a quoted word that ends in "in" ('Robin'); a curly apostrophe is
 # gone by then, with the accents
+# "Gradual vs sudden?": a lower-case "vs" between two words is "versus", not the vital signs ("VS", "check vs")
+_VERSUS = re.compile(r"(?<=[a-z]) vs\.? (?=[a-z])")
 _DROPPED_G = re.compile(r"(?<!')\b([a-z]{2,})in'(?![a-z])")
 
 
@@ -315,7 +320,8 @@ _DROPPED_G = re.compile(r"(?<!')\b([a-z]{2,})in'(?![a-z])")
 def words(text: str) -> tuple[str, ...]:
     """Folded words of ``text`` (accents stripped, possessive 's dropped). Cached: the grader reads the same
     names and turns many times over."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    plain = _VERSUS.sub(" versus ", text)
+    plain = unicodedata.normalize("NFKD", plain).encode("ascii", "ignore").decode().lower()
     plain = re.sub(r"['’]s\b", "", plain)
     plain = _DROPPED_G.sub(r"\1ing", plain)
     return tuple(fold(w) for w in _WORD.findall(plain))
@@ -598,7 +604,8 @@ _EXPLANATION = re.compile(r"\s*(?:his|her|their|your|its|it|this|that|he|she|the
 # with an article ("Migraine, a cluster headache") has no "of"/"in" after a class noun, and stays a list.
 _GLOSS = re.compile(r"\s*(?:an?|the)\s+(?:[\w-]+\s+){0,2}?(?:infection|inflammation|condition|problem|disorder|"
                     r"blockage|swelling|build-?up|clot|tear|narrowing|weakness|irritation|bleed)\s+"
-                    r"(?:of|in|inside|within|around|affecting|on)\b", re.IGNORECASE)
+                    # round 63: "PML - a brain infection from the JC virus"
+                    r"(?:of|in|inside|within|around|affecting|on|from|caused by|due to)\b", re.IGNORECASE)
 # A condition the data does not name still reads as one by its shape: a disease suffix or a disease noun.
 _CONDITION_SUFFIX = re.compile(r"(?:itis|osis|oma|omas|pathy|iasis|plasia|ectasis|ectasia|trophy|cele|paresis|plegia)$")
 _CONDITION_NOUNS = frozenset("""disease syndrome disorder infarct infarction tumour tumor cancer carcinoma infection
@@ -620,7 +627,9 @@ _COLON_APPOSITIVE = re.compile(r"(?<=\w):(?=\s*(?:an?|the|his|her|their|your|its
                                re.IGNORECASE)
 # An appositive in plain words after the name: "Jersey finger, the deep flexor tendon (FDP) torn off where it attaches
 # at the fingertip"; "Jersey finger - the tendon that bends the fingertip has pulled off the bone".
-_APPOSITIVE = re.compile(r"\s*(?:an?|the)\s", re.IGNORECASE)
+# Round 63: the form named after a hedge is still the one diagnosis: "Tuberculosis, most likely the widespread
+# (miliary) form affecting the lungs, glands, liver and eyes".
+_APPOSITIVE = re.compile(r"\s*(?:(?:most |very )?(?:likely|probably)\s+)?(?:an?|the)\s", re.IGNORECASE)
 
 
 def _apposition(part: str, lex: _Lexicon) -> bool:

@@ -109,7 +109,7 @@ _EMERGENCY_RE = re.compile(
     # of the low oxygen.")
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* )|(?<=\u2192 )|(?<=-> ))"
     r"(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?"
-    r"|admission\s+to\s+(?:the\s+)?hospital)"
+    r"|admission(?:\s+to\s+(?:the\s+)?hospital)?)"  # round 63: "1. Admission, with oxygen and monitoring."
     r"(?=\s*(?:[.,;\n]|\.\.\.|[-\u2013\u2014]\s)|\s*$|\s+(?:because|for|now|today|tonight|given)\b)"
     # round 29: "MICU admit."; a critical-care bed as an item of the plan ("Plan: IV ceftriaxone now, ICU, isolation")
     r"|(?:^|(?<=\n))\s*plan\s*[:,-][^.!?\n]*?,\s*(?:[mps]?icu|itu|hdu)(?=\s*[,.;]|\s*$)"
@@ -220,7 +220,10 @@ _EMERGENCY_RE = re.compile(
     r"|spoken\s+(?:to|with)|talked\s+(?:to|with))\s+"
     rf"(?:the\s+)?(?:{ACUTE_SPECIALTIES}|{SURGEONS}|surgical|on[- ]call|icu|intensive\s+care)\w*"
     rf"|\b(?:{ACUTE_SPECIALTIES}|{SURGEONS}|surgical|on[- ]call|icu|intensive\s+care)\w*(?:\s+(?:team|registrar|reg|doctors?))?"
-    r"\s+(?:has|have)\s+(?:already\s+|just\s+)?been\s+(?:called|paged|bleeped|contacted|rung|phoned))"
+    r"\s+(?:has|have)\s+(?:already\s+|just\s+)?been\s+(?:called|paged|bleeped|contacted|rung|phoned)"
+    # round 63: the team already here or on its way ("the stroke team is here and we'll give it right away")
+    rf"|\b(?:{ACUTE_SPECIALTIES}|{SURGEONS}|surgical|stroke|on[- ]call|icu|intensive\s+care)\w*\s+(?:team|registrar|reg)"
+    r"\s+(?:is|are)\s+(?:already\s+)?(?:here|on\s+(?:the|their|its)\s+way|coming(?:\s+(?:down|up|over|in))?\s+(?:now|to\s+see))\b)"
     # not a booking, in its sentence or the next:
     r"(?![^.!?\n]*(?:[.!?]\s*[^.!?\n]*)?\b(?:tomorrow|next|clinic|appointment|letter|referral|write|writing|weeks?|months?"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b)"  # "I've contacted the orthopaedic team, fracture clinic Monday"
@@ -240,7 +243,7 @@ _NEGATION_RE = re.compile(
 # needed", "an ambulance isn't necessary" (a "not" further off is not the referral's: "not breathing? call 999")
 _NEGATED_BEFORE_RE = re.compile(r"\b(?:not|no)\s+(?:an?\s+|the\s+)?$", re.IGNORECASE)
 _NEGATED_AFTER_RE = re.compile(
-    r"\s*(?:(?:is|are|was)\s+)?(?:not|isn't|aren't|wasn't)\s+(?:needed|required|necessary|indicated|warranted)\b",
+    r"\s*[,:\u2013\u2014-]?\s*(?:(?:is|are|was)\s+)?(?:not|isn't|aren't|wasn't)\s+(?:needed|required|necessary|indicated|warranted)\b",
     re.IGNORECASE,
 )
 
@@ -474,9 +477,13 @@ def _warning_signs(listed: str) -> bool:
     items = [p for p in first.split(",") if p.strip()][:2]
     if len(items) < 2:
         items = [p for p in re.split(r",|\bor\b|\band\b", first) if p.strip()][:2]
-    return len(items) == 2 and all(_names_symptoms(p) and not _CARE_START_RE.match(p)
-                                   and not (clinical.read_order(p).tests or clinical.read_order(p).methods)
-                                   for p in items)
+    return len(items) == 2 and all(map(_a_sign, items))
+
+
+def _a_sign(item: str) -> bool:
+    """An item of a list that names a sign to look out for, not care ("deafness", not "IV fluids" or "a CT head")."""
+    return _names_symptoms(item) and not _CARE_START_RE.match(item) \
+        and not (clinical.read_order(item).tests or clinical.read_order(item).methods)
 
 
 # "come back sooner, or seek urgent help, if ..."; "ring 999 or go to A&E, if you can't swallow"
@@ -553,6 +560,15 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     line_end = text.find("\n", match.end())
     if not listed and not _NOW_RE.search(text[start : line_end if line_end >= 0 else len(text)]):  # not "Call 999 now:"
         listed = _HELP_HEADS_LIST_RE.match(text[match.end():]) or _HELP_HEADS_LINE_RE.match(text[match.end():])
+    elif not listed and len(text[start : match.start()].split()) <= 2 and not match.group(0).rstrip().endswith(".") \
+            and (line := _HELP_HEADS_LINE_RE.match(text[match.end():])) \
+            and len(text[match.end() : match.end() + line.start(1)].split()) <= 3 \
+            and len(signs := [p for p in re.split(r"[.!?\n;]", line.group(1), maxsplit=1)[0].split(",") if p.strip()]) >= 3 \
+            and all(map(_a_sign, signs[:3])):
+        # round 63: a clipped help over three signs or more is what to look out for: "Emerg right away: saddle numbness,
+        # bladder or bowel change, leg weakness, fever." ("Call 999 now: suspected heart attack" is outright, and so is
+        # "This is an emergency and we're treating it now: aspirin, a blood thinner, pain relief")
+        listed = line
     if listed and _names_symptoms(re.split(r"[.!?\n;]", listed.group(1), maxsplit=1)[0]) \
             and (listed.re is not _HELP_HEADS_LINE_RE or _warning_signs(listed.group(1))):
         return False
