@@ -260,7 +260,9 @@ _NET_GO = (r"(?:straight|right) (?:back )?to (?:the )?(?:a&e|ed|er|emerg|emergen
            r"(?= (?:(?:now|straight away|immediately|right away) )?(?:if|should|whenever|urgently|"
            r"same[- ]day|today)\b)|"
            r"back (?:sooner|earlier|promptly|asap|"
-           r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|emerg|us|me|clinic|hospital|surgery|gp)))")  # a clipped "ED right away if ..."
+           r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|emerg|us|me|clinic|hospital|surgery|gp))"  # a clipped "ED right away if ..."
+           # round 64: "Back, or 999, if: faint on exertion or lying down"
+           rf"|back,? or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care|{EMERGENCY_NUMBERS})(?=, (?:if|should|whenever)\b))")
 _NET_SOON = (r"sooner|earlier|promptly|asap|urgently|immediately|right away|straight away|at once|stat|(?:on )?the same day|"
              r"same[- ]day|without waiting|now")
 _NET_EMERGENCY = (rf"{URGENT_NUMBERS}|an ambulance|emergency services|ems|"
@@ -426,8 +428,9 @@ _SAFETY_NET_RE = (
     r"|urgently|stat|now) (?:about|for|if)\b"
     r"|\b(?:tell|alert|flag|notify) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?"
     r"|(?:your |the )?rn)"
+    rf"(?:\s*/\s*(?:{HELP_NUMBERS}))?"  # round 64: "Alert staff / 911 ASAP for: fever, ..."
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? (?:about|to) (?:any|new|a|worsening|more)\b"
-    r"| (?:immediately|straight away|right away|at once|urgently|stat) (?:about|for)\b"  # "Alert nursing immediately for rebleeding"
+    r"| (?:immediately|straight away|right away|at once|urgently|stat|asap) (?:about|for)\b"  # "Alert nursing immediately for rebleeding"
     r"| (?:immediately|straight away|right away|at once|urgently|now)\s*:\s*\w"  # "Tell nurses at once: bleeding, ..."
     rf"|\s*:\s*{_IN_SENTENCE}{{3,120}},)"  # round 43: a list after the colon ("Tell nurse: worse pain, new joints, ...")
     # "Report immediately: rebleeding, dizziness", "Report any bleeding to the nurse"
@@ -511,6 +514,7 @@ _PLAN_TERMS = [
     "specialist", "specialists", "surgeon", "surgeons", "neurology", "neurologist", "cardiology", "cardiologist",
     "urology", "urologist", "dermatology", "dermatologist", "rheumatology", "rheumatologist", "gastroenterology",
     "gastroenterologist", "oncology", "oncologist", "haematology", "hematology", "haematologist", "hematologist",
+    "heme/onc", "hem/onc", "haem/onc", "heme-onc", "hem-onc",  # round 64: "Urgent heme/onc this week"
     "endocrinology", "endocrinologist", "psychiatry", "psychiatrist",
 ]
 # Prompt care given now, in the department, as the final message states it.

@@ -223,11 +223,16 @@ _EMERGENCY_RE = re.compile(
     r"\s+(?:has|have)\s+(?:already\s+|just\s+)?been\s+(?:called|paged|bleeped|contacted|rung|phoned)"
     # round 63: the team already here or on its way ("the stroke team is here and we'll give it right away")
     rf"|\b(?:{ACUTE_SPECIALTIES}|{SURGEONS}|surgical|stroke|on[- ]call|icu|intensive\s+care)\w*\s+(?:team|registrar|reg)"
-    r"\s+(?:is|are)\s+(?:already\s+)?(?:here|on\s+(?:the|their|its)\s+way|coming(?:\s+(?:down|up|over|in))?\s+(?:now|to\s+see))\b)"
+    r"\s+(?:is|are)\s+(?:already\s+)?(?:here|on\s+(?:the|their|its)\s+way|coming(?:\s+(?:down|up|over|in))?\s+(?:now|to\s+see))\b"
+    # round 64: "Surgeon's coming. Surgery today."
+    r"|\b(?:the\s+)?surgeons?(?:'s|'re|\s+is|\s+are)\s+(?:already\s+)?(?:here|on\s+(?:the|their|his|her)\s+way"
+    r"|coming(?:\s+(?:down|up|over|in))?(?=\s*[.!,;]|\s+(?:now|to\s+see)\b)))"
     # not a booking, in its sentence or the next:
     r"(?![^.!?\n]*(?:[.!?]\s*[^.!?\n]*)?\b(?:tomorrow|next|clinic|appointment|letter|referral|write|writing|weeks?|months?"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b)"  # "I've contacted the orthopaedic team, fracture clinic Monday"
-    r"|\b(?:an\s+)?operation\s+(?:today|tonight|now|straight\s+away)\b"
+    r"|\b(?:an\s+)?(?:operation|surgery)\s+(?:today|tonight|now|straight\s+away)\b"  # round 64: "Surgery today."
+    # round 64: a hospital transfer by air or ambulance ("STARS or ground transfer to St. Boniface for cath")
+    r"|\b(?:air|ground|ambulance|emergency|stat)\s+(?:transfer|retrieval)\b"
     r"|\b(?:you're|you\s+are|he's|she's|they're)\s+staying\s+in\b(?!\s+(?:bed|touch|the\s+house|at\s+home))"
     r"|(?:activat\w+|call\w*|put\s+out|raised?)\s+(?:a\s+|the\s+)?(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)"  # "We've
     r"|(?:^|(?<=[.!?\n:;])\s*)(?:stroke|trauma|stemi)\s+(?:alert|call)\s*(?:[.!;:\n]|$))",  # called a stroke alert", "Stroke alert."
