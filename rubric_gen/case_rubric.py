@@ -133,6 +133,9 @@ _EMPATHY_TERMS = [
     # you", "This is a really uncomfortable side effect"
     "that's a nuisance", "that is a nuisance", "hard going in", "a close call", "we'll look after you",
     "we will look after you", "really uncomfortable",
+    # round 65: "You didn't miss anything", "You look pretty rough, my son"
+    "didn't miss anything", "did not miss anything", "look pretty rough", "looking pretty rough", "look rough",
+    "looking rough",
     # round 38: "I'm afraid this isn't easy news", "Rough timing after the hip"
     "isn't easy news", "not easy news", "isn't easy to hear", "not easy to hear", "rough timing",
     # round 39: "Take heart, my friend", "This is a lot to land on you in one visit"
@@ -383,7 +386,8 @@ _SAFETY_NET_RE = (
     r"(?! (?:appointments?|prescriptions?|scripts?|referrals?|reviews?|bookings?|results?|dates?|times?)\b)"
     # round 45: a clipped "Call for wound infection, new lumps, changing moles": a list of what to call for opens the
     # sentence ("Call for results, a refill" names care, "Call your pharmacy for refills" is no list of its own)
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))call (?:(?:us|me) )?for (?!{CARE_WORDS}|(?:a|an|the|your|my|any|more)\s)"
+    # (round 65: "Call or come in for fever, spreading redness, pus")
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))call (?:(?:us|me) )?(?:or (?:come|pop) (?:in|back) )?for (?!{CARE_WORDS}|(?:a|an|the|your|my|any|more)\s)"
     r"[a-z][^.!?\n,;:]{2,40},"
     # round 36: a first step, then the emergency: "Shaky, sweaty, confused again: juice, then 911."
     rf"|(?:^|[.!?\n])[^.!?\n:]{{3,120}}:\s*[^.!?\n]{{1,40}}?\bthen\s+(?:(?:call|ring|dial|phone)\s+)?(?:{_NET_EMERGENCY})\b"

@@ -603,9 +603,12 @@ _EXPLANATION = re.compile(r"\s*(?:his|her|their|your|its|it|this|that|he|she|the
 # infection of the womb and tubes"; "Cellulitis - an infection of the deeper layers of the skin". A rival named
 # with an article ("Migraine, a cluster headache") has no "of"/"in" after a class noun, and stays a list.
 _GLOSS = re.compile(r"\s*(?:an?|the)\s+(?:[\w-]+\s+){0,2}?(?:infection|inflammation|condition|problem|disorder|"
-                    r"blockage|swelling|build-?up|clot|tear|narrowing|weakness|irritation|bleed)\s+"
+                    r"blockage|swelling|build-?up|clot|tear|narrowing|weakness|irritation|bleed|"
+                    # rounds 40 and 65: a syndrome told by what makes it up: "Meigs syndrome, a benign ovarian tumour with
+                    # fluid in the tummy and the right chest"
+                    r"tumou?r|growth)\s+"
                     # round 63: "PML - a brain infection from the JC virus"
-                    r"(?:of|in|inside|within|around|affecting|on|from|caused by|due to)\b", re.IGNORECASE)
+                    r"(?:of|in|inside|within|around|affecting|on|from|caused by|due to|with)\b", re.IGNORECASE)
 # A condition the data does not name still reads as one by its shape: a disease suffix or a disease noun.
 _CONDITION_SUFFIX = re.compile(r"(?:itis|osis|oma|omas|pathy|iasis|plasia|ectasis|ectasia|trophy|cele|paresis|plegia)$")
 _CONDITION_NOUNS = frozenset("""disease syndrome disorder infarct infarction tumour tumor cancer carcinoma infection
@@ -616,7 +619,7 @@ _CONDITION_NOUNS = frozenset("""disease syndrome disorder infarct infarction tum
 
 def _gloss(part: str, lex: _Lexicon) -> bool:
     """Whether ``part`` explains the diagnosis in lay words and names no condition, brackets included."""
-    return bool(_GLOSS.match(part)) and not _named(part, lex)
+    return bool(_GLOSS.match(re.sub(r"\([^)]*\)", " ", part))) and not _named(part, lex)
 
 
 # Causes joined by a slash before "-related" are one cause ("NSAID/ASA-related"), not a hedge between two ("A/B").
