@@ -478,17 +478,24 @@ _CARE_START_RE = re.compile(rf"\s*(?:{CARE_WORDS}|iv\b|abx\b|admit|start|give|ge
 def _warning_signs(listed: str) -> bool:
     """A list on the help's own line names what to look out for when its first two items are signs, not the care
     itself: "999 or A&E: constant spinning, deafness, ..." and not "ED: blood cultures, IV fluids, antibiotics"."""
-    first = re.split(r"[.!?\n;]", listed, maxsplit=1)[0]
-    items = [p for p in first.split(",") if p.strip()][:2]
+    items = _comma_items(listed)[:2]
     if len(items) < 2:
+        first = re.split(r"[.!?\n;]", listed, maxsplit=1)[0]
         items = [p for p in re.split(r",|\bor\b|\band\b", first) if p.strip()][:2]
     return len(items) == 2 and all(map(_a_sign, items))
 
 
+def _comma_items(listed: str) -> list[str]:
+    """The comma-separated items of a list's first clause ("fever, rash, stiff neck. Then ..." has three)."""
+    return [p for p in re.split(r"[.!?\n;]", listed, maxsplit=1)[0].split(",") if p.strip()]
+
+
 def _a_sign(item: str) -> bool:
     """An item of a list that names a sign to look out for, not care ("deafness", not "IV fluids" or "a CT head")."""
-    return _names_symptoms(item) and not _CARE_START_RE.match(item) \
-        and not (clinical.read_order(item).tests or clinical.read_order(item).methods)
+    if not _names_symptoms(item) or _CARE_START_RE.match(item):
+        return False
+    order = clinical.read_order(item)
+    return not (order.tests or order.methods)
 
 
 # "come back sooner, or seek urgent help, if ..."; "ring 999 or go to A&E, if you can't swallow"
@@ -568,7 +575,7 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     elif not listed and len(text[start : match.start()].split()) <= 2 and not match.group(0).rstrip().endswith(".") \
             and (line := _HELP_HEADS_LINE_RE.match(text[match.end():])) \
             and len(text[match.end() : match.end() + line.start(1)].split()) <= 3 \
-            and len(signs := [p for p in re.split(r"[.!?\n;]", line.group(1), maxsplit=1)[0].split(",") if p.strip()]) >= 3 \
+            and len(signs := _comma_items(line.group(1))) >= 3 \
             and all(map(_a_sign, signs[:3])):
         # round 63: a clipped help over three signs or more is what to look out for: "Emerg right away: saddle numbness,
         # bladder or bowel change, leg weakness, fever." ("Call 999 now: suspected heart attack" is outright, and so is
