@@ -117,6 +117,10 @@ _DENIES_SYSTEM_RE = re.compile(r"\b(?:denies|no|not|without|negative for)\b[^.;]
 # whole gut ("Diarrhoea or constipation?" and "Wet nappies?" are answered; "Any vomiting?" is not)
 _NO_CHANGE_RE = re.compile(r"\bno (?:\w+ )?(?:changes? (?:in|to)|change of) (?:\w+ )?(?:bowel habits?|bowels?|urination|"
                            r"waterworks|stools?)\b", re.IGNORECASE)
+# "Other symptoms: weight loss, fatigue?" where the record says only "No other physical complaints or symptoms": the
+# blanket negative about anything else answers what is asked as other symptoms (round 66); "Fatigue?" alone it does not
+_NO_OTHER_RE = re.compile(r"\b(?:no|denies(?: any)?|without(?: any)?|not report(?:ing)? any|negative for(?: any)?)\s+other\b"
+                          r"[^.;]*\b(?:symptoms?|complaints?|problems?)\b", re.IGNORECASE)
 # "Does your jaw ache when you chew?" where the record names no jaw: its "no pain elsewhere in the body" answers it.
 _NO_PAIN_ELSEWHERE_RE = re.compile(r"\bno (?:other )?(?:pains?|aches?)(?: or \w+)? (?:elsewhere|anywhere else)\b"
                                    r"|\bno other (?:pains?|aches)\b", re.IGNORECASE)
@@ -355,7 +359,8 @@ class FactIndex:
         joints?" by the hips and knees of the story)."""
         return [group for group in _things(question) if not (_specific(group) | _site_parts(group)) & self._named]
 
-    def _answers_anyway(self, i: int, intents: set[str], missing: list[tuple[str, ...]], pain: bool = False) -> bool:
+    def _answers_anyway(self, i: int, intents: set[str], missing: list[tuple[str, ...]], pain: bool = False,
+                        other: bool = False) -> bool:
         """Whether fact ``i`` answers a question that names something no fact mentions: a question about a
         feature of the complaint at a place the case does not name ("tearing, through to your back?") is
         answered by the story's own site, spread or character ("crushing, spreading to the left arm"); one
@@ -364,6 +369,8 @@ class FactIndex:
         fact about pain alone ("No pain"); one about a symptom of a body system, by a blanket negative about that
         system ("Denies any respiratory symptoms")."""
         fact = self.facts[i]
+        if other and missing and _NO_OTHER_RE.search(fact.text) and not any(map(_place, missing)):
+            return True
         if pain and _NO_PAIN_ELSEWHERE_RE.search(fact.text) and all(any(_place((k,)) for k in g) for g in missing):
             return True
         # "Is it painful or itchy?" where the record says only "No pain": the part it answers
@@ -377,6 +384,11 @@ class FactIndex:
             covered = frozenset().union(*map(clinical.system_symptoms, systems))
             if covered and any(set(group) & covered for group in missing):  # the part it answers
                 return True
+        # "Out of breath?" where the record states only "No respiratory distress": a sign answers the lay symptom it is
+        # told as (the patient's relation; the grader does not read it)
+        told = frozenset().union(*map(clinical.told_as, self._terms[i]))
+        if told and any(set(group) & told for group in missing):
+            return True
         if (intents - _FEATURES) & self._answers[i]:  # an intent that names its own subject ("pregnant?")
             return True
         if (intents - {"intent:previous", "intent:associated"}) & self._answers[i] and fact.topic in _STORY_TOPICS \
@@ -463,6 +475,7 @@ class FactIndex:
         # case): a fact that shares only a generic word with it ("pain") does not answer it.
         missing = self._missing(question)
         pain = any("pain" in group for group in clinical.topics(question))
+        other = "intent:associated" in intents  # "Other symptoms: fatigue?"
         specific = {t for t in query if t not in _GENERIC_QUERY}
         allowed = self._allowed(question, query, keys)
         scored: list[tuple[float, int]] = []
@@ -472,7 +485,7 @@ class FactIndex:
                 if allowed is not None and i not in allowed:
                     continue
                 if missing and allowed is None and not specific & self._own[i] \
-                        and not self._answers_anyway(i, set(intents), missing, pain):
+                        and not self._answers_anyway(i, set(intents), missing, pain, other):
                     continue
                 # Prefer what has not been said yet, so follow-up questions move the story on.
                 weight = 0.8 if self.facts[i].text in revealed else 1.0
@@ -500,7 +513,7 @@ class FactIndex:
         if not told and missing and "family_history" not in keys:  # the family's illnesses are not the patient's
             past = {"intent:previous"} if any(map(clinical.is_condition, (k for g in missing for k in g))) else set()
             told = [f for i, f in enumerate(self.facts)
-                    if (allowed is None or i in allowed) and self._answers_anyway(i, past, missing)]
+                    if (allowed is None or i in allowed) and self._answers_anyway(i, past, missing, other=other)]
         # "Syncope?" where the record says "feeling faint": a fact names the concept only inside a phrase of another
         # ("feel faint" is dizziness, with the faint inside it), so the index's keys miss it; the fact still answers
         if not told and not query and allowed is None:

@@ -133,6 +133,8 @@ _EMPATHY_TERMS = [
     # you", "This is a really uncomfortable side effect"
     "that's a nuisance", "that is a nuisance", "hard going in", "a close call", "we'll look after you",
     "we will look after you", "really uncomfortable",
+    # round 66: "Hard start for you; he should do well after repair."
+    "hard start for", "tough start for", "rough start for",
     # round 65: "You didn't miss anything", "You look pretty rough, my son"
     "didn't miss anything", "did not miss anything", "look pretty rough", "looking pretty rough", "look rough",
     "looking rough",

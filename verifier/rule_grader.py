@@ -441,6 +441,8 @@ _THEN_RE = re.compile(r"\s*then\b", re.IGNORECASE)
 # "For the pain you have now, ...": the complaint itself)
 _FOR_LEAD_RE = re.compile(r"\s*(?:and\s+|but\s+)?for\s+(?!(?:the|your|this|that|his|her|their)\b)(?:any\s+)?([^.!?\n;]+?),"
                           r"\s*(?:please\s+|just\s+)?(?:go\s+|come\s+|head\s+|get\s+)?$", re.IGNORECASE)
+_COMMA_LEAD_RE = re.compile(r"\s*([^.!?\n;:,]+(?:,\s*(?:or|and)\s+[^.!?\n;:,]+)?),\s*(?:please\s+|just\s+)?",
+                            re.IGNORECASE)
 _HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(?:[-*\u2022]|\d+[.)])?\s*(\S.*)", re.DOTALL)
 # the help heads a list on the lines below it: "Come back or go to A&E:\n- the worst headache of your life"
 _HELP_HEADS_LIST_RE = re.compile(r"^[^.!?\n:;]{0,30}?:[ \t]*\n\s*(?:[-*\u2022]|\d+[.)])\s*(\S[^\n]*)")
@@ -466,6 +468,17 @@ _NOW_IF_RE = re.compile(r"^\W*(?:now|immediately|right\s+away|straight\s+away|at
 _CLIP_RE = re.compile(r":|\s[-\u2013\u2014]+\s|\u2192|->")
 _STATEMENT_RE = re.compile(r"\s*(?:this|that|it|you|i|we|he|she|they|your|his|her|their|my|suspected|likely|probable"
                            r"|query)\b|\s*\?\w", re.IGNORECASE)
+
+
+_FINDING_RE = re.compile(r"\s*[a-z][a-z0-9 /]{0,20}?\s*\d+(?:[.,]\d+)?\s*(?:%|/\d+|[a-z/]{0,8})\s*", re.IGNORECASE)
+_THRESHOLD_RE = re.compile(r"\b(?:below|under|over|above|less|more|greater|lower|higher|drops?|falls?|rises?|if|when)\b"
+                           r"|[<>\u2264\u2265]", re.IGNORECASE)
+
+
+def _measured_findings(lead: str) -> bool:
+    """Whether a clipped lead lists measured values ("Sats 91%, pulse 118"), not a condition or a threshold."""
+    items = [p for p in lead.split(",") if p.strip()]
+    return bool(items) and not _THRESHOLD_RE.search(lead) and all(_FINDING_RE.fullmatch(p) for p in items)
 
 
 def _names_symptoms(lead: str) -> bool:
@@ -548,6 +561,12 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # round 54: "For chest pain when you exert yourself, or crushing pain that won't go, call 999"
     if (lead_for := _FOR_LEAD_RE.match(text[start : match.start()])) and _names_symptoms(lead_for.group(1)):
         return False
+    # round 66: a clipped condition before a comma, then the call: "Exertional CP, or CP with SOB or diaphoresis, call
+    # 911." ("Suspected heart attack, call 999 now" is outright)
+    if (lead_comma := _COMMA_LEAD_RE.fullmatch(text[start : match.start()])) and match.group(0).lower().startswith("call ") \
+            and _names_symptoms(lead_comma.group(1)) and not _STATEMENT_RE.match(lead_comma.group(1)) \
+            and not _NOW_RE.search(clause_after):
+        return False
     head = text[max(text.rfind(c, 0, match.start()) for c in ".!?\n;") + 1 : match.start()]
     # "Faint or worse pain: 999." is a condition and an action; "Low oxygen, fast pulse: emergency, admitted now."
     # states what is done now.
@@ -557,8 +576,11 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # ... unless what comes before the colon says it is an emergency ("This is a cardiac emergency: I'm ...");
     # a clipped condition ends with a dash as well as a colon ("Any chest pain with sweating - call 999")
     lead = _CLIP_RE.split(head, maxsplit=1)
-    if len(lead) > 1 and not _PLAN_HEAD_RE.match(head) and not done_now and not _EMERGENCY_RE.search(lead[0]) \
-            and (":" in head or _names_symptoms(lead[0])):
+    # ... and measured findings before the colon are the reason for what is done now: "Sats 91%, pulse 118: admit."
+    # ("Sats below 90: admit" is a threshold, a condition)
+    found = bool(_DONE_NOW_RE.match(match.group(0))) and _measured_findings(lead[0])
+    if len(lead) > 1 and not _PLAN_HEAD_RE.match(head) and not done_now and not found \
+            and not _EMERGENCY_RE.search(lead[0]) and (":" in head or _names_symptoms(lead[0])):
         return False
     if _CONDITIONAL_RE.search(clause_after) and (not _IMMEDIATE_RE.match(clause_after) or _NOW_IF_RE.match(clause_after)):
         return False

@@ -66,6 +66,7 @@ from verifier.clinical.language import (
     system_symptoms,
     term_keys,
     terms,
+    told_as,
     topic,
     topics,
 )
@@ -92,5 +93,5 @@ __all__ = [
     "DiagnosesData", "LanguageData", "Order", "Resolution", "TestsData", "answers", "asked", "carry_method", "case_questions", "case_tests", "compose", "concepts",
     "condition_lines", "considered_names", "diagnosis_names", "folded", "found_by", "intents", "is_condition", "is_exam", "is_generic", "is_key", "is_routine", "is_sign", "is_sign_key",
     "label", "manifestations", "mentions", "names", "panel_key", "panel_of", "parts_of", "core_of", "read_order", "resolve", "spell_out", "stem", "term_keys", "terms",
-    "system_symptoms", "test_groups", "topic", "topics", "touches", "workup_tests",
+    "system_symptoms", "test_groups", "told_as", "topic", "topics", "touches", "workup_tests",
 ]

@@ -159,6 +159,9 @@ class LanguageData(BaseModel):
     # a body system (a site key) -> the symptoms a blanket negative about it answers ("Denies any respiratory
     # symptoms" answers "Breathless?"); read by the patient only
     systems: dict[str, list[str]] = Field(default_factory=dict)
+    # a sign (concept id) -> the lay symptoms a fact stating it answers ("no respiratory distress" answers "Out of
+    # breath?"); read by the patient only
+    told_as: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> LanguageData:
@@ -172,6 +175,10 @@ class LanguageData(BaseModel):
         unknown = sorted({k for keys in self.systems.values() for k in keys} - {c.id for c in self.concepts})
         if unknown:
             raise ValueError(f"systems: unknown concept ids {unknown}")
+        unknown = sorted(({k for keys in self.told_as.values() for k in keys} | set(self.told_as))
+                         - {c.id for c in self.concepts})
+        if unknown:
+            raise ValueError(f"told_as: unknown concept ids {unknown}")
         unknown = sorted({k for i in self.intents for k in i.implies} - {i.id for i in self.intents})
         if unknown:
             raise ValueError(f"intents: implies unknown intent ids {unknown}")
@@ -253,6 +260,7 @@ class _Layer:
     whole: frozenset[str]
     conditions: frozenset[str]
     systems: dict[str, frozenset[str]]  # body system (site key) -> the symptoms a blanket negative about it answers
+    told_as: dict[str, frozenset[str]]  # sign key -> the lay symptoms a fact stating it answers (the patient only)
     made_of: tuple[tuple[str, tuple[frozenset[str], ...]], ...]
     implied: dict[str, frozenset[str]]  # intent key -> the intents asking it asks too
     found_by: dict[str, tuple[str, ...]]
@@ -346,6 +354,7 @@ def _layer() -> _Layer:
                   generic=frozenset(language.generic), signs=signs, whole=frozenset(c.id for c in language.concepts if c.whole),
                   conditions=frozenset(c.id for c in language.concepts if c.condition),
                   systems={site: frozenset(keys) for site, keys in language.systems.items()},
+                  told_as={sign: frozenset(keys) for sign, keys in language.told_as.items()},
                   implied={INTENT + i.id: frozenset(INTENT + k for k in i.implies) for i in language.intents if i.implies},
                   made_of=tuple((c.id, tuple(frozenset(parts) for parts in c.made_of if parts))
                                 for c in language.concepts if c.made_of),

@@ -132,6 +132,12 @@ def system_symptoms(key: str) -> frozenset[str]:
     return _layer().systems.get(key, frozenset())
 
 
+def told_as(key: str) -> frozenset[str]:
+    """The lay symptoms a fact stating sign ``key`` answers, for the patient only (``respiratory_distress``:
+    breathlessness); empty for any other key."""
+    return _layer().told_as.get(key, frozenset())
+
+
 def is_sign_key(key: str) -> bool:
     """Whether concept ``key`` is a sign, looked for on examination (``petechiae``, ``guarding``)."""
     return key in _layer().signs
