@@ -135,6 +135,8 @@ _EMPATHY_TERMS = [
     "we will look after you", "really uncomfortable",
     # round 66: "Hard start for you; he should do well after repair."
     "hard start for", "tough start for", "rough start for",
+    # round 67: "You've been scunnered for months."
+    "scunnered", "heavy load", "maddening",  # "you've been carrying a heavy load", "harmless but maddening"
     # round 65: "You didn't miss anything", "You look pretty rough, my son"
     "didn't miss anything", "did not miss anything", "look pretty rough", "looking pretty rough", "look rough",
     "looking rough",
@@ -456,8 +458,10 @@ _SAFETY_NET_RE = (
     # tell the staff right away or call 911.")
     rf"|(?:^|[.!?\n:])(?!\s*any\s+{_QUESTIONS}){_IN_SENTENCE}{{3,160}},\s*{_NET_TERMINAL}"
     r"(?:\s+(?:nurses?|doctors?|team|ward|midwife|staff))?"
-    r"(?:\s+(?:now|immediately|straight away|right away|at once|urgently))?"  # "..., call the nurse now."
-    rf"(?:\s*(?:/|\bor\b)\s*{_NET_TERMINAL})?\s*(?:[.!]|$)"
+    r"(?:\s+(?:now|immediately|straight away|right away|at once|urgently|promptly))?"  # "..., call the nurse now."
+    # round 67: "..., come in promptly or go to the ED."; "..., tell the nurses at once, or after discharge come straight
+    # to A&E."
+    rf"(?:\s*,?\s*(?:/|\bor\b)\s*(?:(?:after|once|when|at)\s[^,.!?\n]{{1,25}}?\s+)?{_NET_TERMINAL})?\s*(?:[.!]|$)"
 )
 _URGENT_TERMS = ["today", "same day", "same-day", "within 24 hours", "urgent", "urgently", "as soon as possible", "promptly",
                  # kept in for care: at least as prompt as a same-day review

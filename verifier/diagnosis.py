@@ -74,6 +74,8 @@ _QUALIFIER = re.compile(
     r"triggered by|provoked by|related to|linked to|in the setting of|on a background of|with|status post|"
     # what the condition causes, after it: "Late dumping syndrome after sleeve gastrectomy, causing hypoglycaemia"
     r"causing|leading to|resulting in|presenting as|manifesting as|complicating|in the context of|"
+    # round 67: "Granulosa cell tumour of the left ovary, which has caused a cancer of the womb lining"
+    r"(?:which|that) (?:has |have |had )?(?:caused|led to)|(?:which|that) (?:is|are) (?:causing|leading to)|"
     # what it presses on: "Pancreatic adenocarcinoma (head of pancreas) blocking the bile duct"
     r"blocking|obstructing|compressing)\b",
     re.IGNORECASE,

@@ -78,3 +78,35 @@ def test_a_record_that_works_in_an_office_tells_the_occupation(question: str, to
 def test_keeping_milk_down_asks_about_feeding(question: str, told: bool) -> None:
     case = _case(chief_complaint="Vomiting", secondary_symptoms=["Feeding intolerance"])
     assert ("Feeding intolerance" in _replies(case, question)[0]) is told
+
+
+# Round 67's unanswered questions, each beside a lookalike.
+@pytest.mark.parametrize(("question", "told"), [
+    ("What about his eyes?", True),  # agentclinic-0073, checklist
+    ("And what about the eyes?", True),  # terse
+    ("Any ear discharge?", False),
+])
+def test_scleral_icterus_answers_the_eyes(question: str, told: bool) -> None:
+    case = _case(chief_complaint="Yellow skin", review_of_systems=["Scleral icterus noted"])
+    assert any("Scleral icterus" in f for f in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("Chorio, maternal abx?", True),  # agentclinic-0076, terse
+    ("Was there any infection in the womb / waters, or were you on antibiotics?", True),  # gp_lay
+    ("Any bleeding from the gums?", False),
+])
+def test_chorio_is_chorioamnionitis(question: str, told: bool) -> None:
+    fact = "Antenatal complications included chorioamnionitis"
+    case = _case(chief_complaint="Seizure in a newborn", past_medical_history=[fact])
+    assert (fact in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("Duration, sec / min / hrs?", True),  # agentclinic-0079, us_abbrev
+    ("Any ringing in the ears?", False),
+])
+def test_time_units_ask_how_long(question: str, told: bool) -> None:
+    fact = "The spinning lasted for approximately 3 minutes"
+    case = _case(chief_complaint="Room spinning", history_of_present_illness=f"{fact}.")
+    assert (fact in _replies(case, question)[0]) is told
