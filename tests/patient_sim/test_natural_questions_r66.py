@@ -82,16 +82,6 @@ def test_keeping_milk_down_asks_about_feeding(question: str, told: bool) -> None
 
 # Round 67's unanswered questions, each beside a lookalike.
 @pytest.mark.parametrize(("question", "told"), [
-    ("What about his eyes?", True),  # agentclinic-0073, checklist
-    ("And what about the eyes?", True),  # terse
-    ("Any ear discharge?", False),
-])
-def test_scleral_icterus_answers_the_eyes(question: str, told: bool) -> None:
-    case = _case(chief_complaint="Yellow skin", review_of_systems=["Scleral icterus noted"])
-    assert any("Scleral icterus" in f for f in _replies(case, question)[0]) is told
-
-
-@pytest.mark.parametrize(("question", "told"), [
     ("Chorio, maternal abx?", True),  # agentclinic-0076, terse
     ("Was there any infection in the womb / waters, or were you on antibiotics?", True),  # gp_lay
     ("Any bleeding from the gums?", False),
