@@ -367,7 +367,9 @@ class FactIndex:
         about a past illness the case does not name, by the history's blanket negative; one about pain at a place the
         case does not name, by its "no pain elsewhere"; one about pain and something else ("painful or itchy?"), by a
         fact about pain alone ("No pain"); one about a symptom of a body system, by a blanket negative about that
-        system ("Denies any respiratory symptoms")."""
+        system ("Denies any respiratory symptoms"); one that asks about other symptoms (``other``), by a blanket
+        negative about anything else ("No other physical complaints"); one about a lay symptom, by a finding the layer
+        tells as it (``told_as``: "No respiratory distress" answers "Out of breath?")."""
         fact = self.facts[i]
         if other and missing and _NO_OTHER_RE.search(fact.text) and not any(map(_place, missing)):
             return True

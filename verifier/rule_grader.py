@@ -441,6 +441,7 @@ _THEN_RE = re.compile(r"\s*then\b", re.IGNORECASE)
 # "For the pain you have now, ...": the complaint itself)
 _FOR_LEAD_RE = re.compile(r"\s*(?:and\s+|but\s+)?for\s+(?!(?:the|your|this|that|his|her|their)\b)(?:any\s+)?([^.!?\n;]+?),"
                           r"\s*(?:please\s+|just\s+)?(?:go\s+|come\s+|head\s+|get\s+)?$", re.IGNORECASE)
+# the sentence before the call, a clipped condition and a comma: "Exertional CP, or CP with SOB or diaphoresis, "
 _COMMA_LEAD_RE = re.compile(r"\s*([^.!?\n;:,]+(?:,\s*(?:or|and)\s+[^.!?\n;:,]+)?),\s*(?:please\s+|just\s+)?",
                             re.IGNORECASE)
 _HELP_THEN_LIST_RE = re.compile(r"^[^.!?\n:;()]{0,20}?\)\s*:\s*(?:[-*\u2022]|\d+[.)])?\s*(\S.*)", re.DOTALL)

@@ -159,8 +159,8 @@ class LanguageData(BaseModel):
     # a body system (a site key) -> the symptoms a blanket negative about it answers ("Denies any respiratory
     # symptoms" answers "Breathless?"); read by the patient only
     systems: dict[str, list[str]] = Field(default_factory=dict)
-    # a sign (concept id) -> the lay symptoms a fact stating it answers ("no respiratory distress" answers "Out of
-    # breath?"); read by the patient only
+    # a finding (concept id) -> the lay symptoms a fact stating it answers ("no respiratory distress" answers "Out of
+    # breath?", "soft speech" answers "Voice?"); read by the patient only
     told_as: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -260,7 +260,7 @@ class _Layer:
     whole: frozenset[str]
     conditions: frozenset[str]
     systems: dict[str, frozenset[str]]  # body system (site key) -> the symptoms a blanket negative about it answers
-    told_as: dict[str, frozenset[str]]  # sign key -> the lay symptoms a fact stating it answers (the patient only)
+    told_as: dict[str, frozenset[str]]  # finding key -> the lay symptoms a fact stating it answers (the patient only)
     made_of: tuple[tuple[str, tuple[frozenset[str], ...]], ...]
     implied: dict[str, frozenset[str]]  # intent key -> the intents asking it asks too
     found_by: dict[str, tuple[str, ...]]

@@ -133,7 +133,7 @@ def system_symptoms(key: str) -> frozenset[str]:
 
 
 def told_as(key: str) -> frozenset[str]:
-    """The lay symptoms a fact stating sign ``key`` answers, for the patient only (``respiratory_distress``:
+    """The lay symptoms a fact stating finding ``key`` answers, for the patient only (``respiratory_distress``:
     breathlessness); empty for any other key."""
     return _layer().told_as.get(key, frozenset())
 
