@@ -407,6 +407,15 @@ _SAFETY_NET_RE = (
     # "Urgent, same day to A&E: numbness between the legs or bottom, bladder or bowel trouble, leg weakness"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:urgent(?:ly)?|same[- ]day|straight|go|come|head|back),?\s+){{0,3}}(?:to\s+)?"
     rf"(?:{_NET_EMERGENCY})(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?\s*:\s*{_IN_SENTENCE}{{3,80}},"
+    # round 69: a spaced dash for the colon, the return or the staff beside the help: "ED - heavy bleeding, dizzy, black
+    # stool", "Back now / 911 - breathing hard, blue, floppy", "Tell staff / 911 - fever, more swelling" ("ED - we'll
+    # admit you, ...", "ED - now, ..." and "911 - called, ..." are the plan, not a list of what to come back for; the
+    # list has three things or more, as erectile dysfunction's "ED - long-standing, on sildenafil PRN" has not)
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:back(?: now| right away| straight away)?|(?:tell|call|page|alert|buzz) "
+    r"(?:the |a |your )?(?:nurses?|rn|staff))\s*(?:/|\bor\b)\s*)?"
+    rf"(?:{_NET_EMERGENCY})(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?\s+[-\u2013\u2014]\s+"
+    rf"(?!(?:we|you|i|they|it|this|that|he|she|now|today|tonight|right away|straight away|called|calling|paged|"
+    rf"arranged|booked|done)\b){_IN_SENTENCE}{{3,80}},[^,.!?\n]{{1,60}},"  # three or more ("ED - long-standing, on sildenafil")
     # round 46: a clipped "Back now: hot swollen joint, fever, can't bear weight, black stools"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:now|straight away|right away|immediately|same[- ]day|urgently)\s*:\s*{_IN_SENTENCE}{{3,80}},"
     # round 46: "Until transfer: any apnea, cyanosis or limpness, stimulate him and call 111"
@@ -1005,9 +1014,11 @@ def _build(case: Case) -> Rubric:
                                _looks_for(flag)))
         else:  # asked about, or addressed in the reasoning or the safety-netting ("no fever, so not an infected,
             # blocked kidney"; "come straight back if the pain isn't controlled")
+            # (or the test that finds it ordered: a pregnancy red flag by the pregnancy test, round 69)
             asked = _asks(flag, frozenset(), before_diagnosis=False)
             items.append(_item(f"Asks about or addresses the red flag: {flag}.", 1, SAFETY, "safety",
-                               LooksFor(groups=asked.groups, min_groups=asked.min_groups)))
+                               LooksFor(groups=asked.groups, min_groups=asked.min_groups,
+                                        tests=clinical.found_by(flag)[0])))
     items.append(_item("Gives safety-netting advice: when to come back or seek urgent help if symptoms change.",
                        2, SAFETY, "safety", RegexCheck(pattern=_SAFETY_NET_RE, requires_diagnosis=True)))
     items.append(_item("Asks about allergies or current medications before recommending treatment.", 2, SAFETY,

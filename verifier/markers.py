@@ -57,6 +57,8 @@ _BLOOD_COUNT, _SMEAR, _IMAGING = "test:cbc", "method:smear", "method:imaging"
 # The views an image is taken in, said after its site ("both hips AP and frog-leg lateral")
 # ("lateral" alone is a study of its own: "lateral neck soft tissue")
 _VIEWS = frozenset({"ap", "pa", "oblique", "frog", "view", "axillary", "bilateral"})
+# The side of a site, said beside it: "XR pelvis AP + L hip frog-leg lateral" (round 69)
+_SIDES = frozenset({"left", "right", "l", "r", "lt", "rt"})
 
 
 def _sites_in_views(order: Order) -> bool:
@@ -64,7 +66,7 @@ def _sites_in_views(order: Order) -> bool:
     taken in ("both hips AP and frog-leg lateral")."""
     from verifier import clinical
 
-    left = order.rest - {site.removeprefix(clinical.SITE) for site in order.sites}
+    left = order.rest - {site.removeprefix(clinical.SITE) for site in order.sites} - _SIDES
     views = _VIEWS | ({"lateral", "lat", "leg"} if left & _VIEWS else set())
     return left <= views
 
