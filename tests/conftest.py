@@ -7,10 +7,15 @@ The embedded model is loaded once per session and shared: tests that use it take
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+from filelock import FileLock
+from pydantic import BaseModel
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # torch's OpenMP threads (libgomp) spin for a long while at the end of every parallel region by default
@@ -64,3 +69,45 @@ def local_client(embedded):
     from policy.engine.client import LocalChatClient
 
     return LocalChatClient(embedded, max_batch_size=8)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class RunShared:
+    """Values computed once per test run and read by every pytest-xdist worker: a module fixture is otherwise built
+    again in each worker that runs one of its tests (the exploit audits, 40 to 80 s each on two cores). The first
+    worker to ask computes under a file lock and writes the value as JSON; the others wait for the lock and read it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def get(self, name: str, model: type[M], compute: Callable[[], M]) -> M:
+        path = self.root / f"{name}.json"
+        with FileLock(f"{path}.lock"):
+            if path.is_file():
+                return model.model_validate_json(path.read_text())
+            value = compute()
+            path.write_text(value.model_dump_json())
+            return value
+
+    def folder(self, name: str, build: Callable[[Path], None]) -> Path:
+        """A folder ``build`` fills once per run (a tiny training run's output); the others wait for it."""
+        path = self.root / name
+        with FileLock(f"{path}.lock"):
+            if not (path / ".built").is_file():
+                shutil.rmtree(path, ignore_errors=True)
+                path.mkdir()
+                build(path)
+                (path / ".built").touch()
+        return path
+
+
+@pytest.fixture(scope="session")
+def run_shared(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> RunShared:
+    """The run's shared values: in the folder above the workers' own temporary folders (new for every run), or the
+    session's own one without workers."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if worker_id != "master" else base) / "run-shared"
+    root.mkdir(exist_ok=True)
+    return RunShared(root)

@@ -37,21 +37,24 @@ trainer: {per_device_train_batch_size: 1, learning_rate: 1.0e-3, save_strategy: 
 
 
 @pytest.fixture(scope="module")
-def trained_run(local_client, tmp_path_factory) -> Path:
-    """``medverifier train --stage sft --max-steps 1`` into a fresh run folder; the folder."""
+def trained_run(local_client, run_shared) -> Path:
+    """``medverifier train --stage sft --max-steps 1`` into a fresh run folder; the folder (trained once per test run
+    and shared by the workers)."""
     # The warm start's simulated patient is the embedded model: the session's copy, not a second load.
     register_client(ClientSpec(model="embedded", max_batch_size=8), local_client)
-    root = tmp_path_factory.mktemp("trained")
-    config = root / "sft.yaml"
-    config.write_text(TINY_SFT)
-    run = root / "runs" / "sft"
-    result = CliRunner().invoke(app, ["train", "--stage", "sft", "--config", str(config),
-                                      "--output-dir", str(run), "--max-steps", "1"])
-    assert result.exit_code == 0, result.output
-    stage = json.loads(result.stdout.strip().splitlines()[-1])
-    assert stage["final_model"] == str(run / "final") and stage["global_step"] == 1
-    assert (run / "final" / "config.json").is_file() and (run / "final" / "model.safetensors").is_file()
-    return run
+
+    def train(root: Path) -> None:
+        config = root / "sft.yaml"
+        config.write_text(TINY_SFT)
+        run = root / "runs" / "sft"
+        result = CliRunner().invoke(app, ["train", "--stage", "sft", "--config", str(config),
+                                          "--output-dir", str(run), "--max-steps", "1"])
+        assert result.exit_code == 0, result.output
+        stage = json.loads(result.stdout.strip().splitlines()[-1])
+        assert stage["final_model"] == str(run / "final") and stage["global_step"] == 1
+        assert (run / "final" / "config.json").is_file() and (run / "final" / "model.safetensors").is_file()
+
+    return run_shared.folder("trained", train) / "runs" / "sft"
 
 
 @pytest.fixture

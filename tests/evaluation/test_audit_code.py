@@ -20,8 +20,8 @@ FAMILIES = {"reading_harness", "always_equal", "patched_builtins", "patched_harn
 
 
 @pytest.fixture(scope="module")
-def report() -> AuditReport:
-    return asyncio.run(run_audit(code_suite()))
+def report(run_shared) -> AuditReport:  # built once per run and shared by the workers (tests/conftest.py)
+    return run_shared.get("audit-code", AuditReport, lambda: asyncio.run(run_audit(code_suite())))
 
 
 def test_the_code_audit_passes(report: AuditReport) -> None:

@@ -19,15 +19,18 @@ from verifier.rule_grader import RuleGrader
 from verifier.scoring import example_score
 
 
+# Each report is built once per run and shared by the workers (tests/conftest.py's ``run_shared``).
 @pytest.fixture(scope="module")
-def project_report() -> AuditReport:
-    return asyncio.run(run_audit(medical_suite(project_cases())))
+def project_report(run_shared) -> AuditReport:
+    return run_shared.get("audit-medical-project", AuditReport,
+                          lambda: asyncio.run(run_audit(medical_suite(project_cases()))))
 
 
 @pytest.fixture(scope="module")
-def agentclinic_report(agentclinic_path) -> AuditReport:
+def agentclinic_report(agentclinic_path, run_shared) -> AuditReport:
     cases = import_agentclinic(agentclinic_path)[::4]  # every fourth case: 27 cases
-    return asyncio.run(run_audit(medical_suite(cases, source="agentclinic")))
+    return run_shared.get("audit-medical-agentclinic", AuditReport,
+                          lambda: asyncio.run(run_audit(medical_suite(cases, source="agentclinic"))))
 
 
 def _by_family(report: AuditReport, family: str) -> list:
@@ -122,14 +125,16 @@ _RECHECK_EXPLOITS = {"injection_in_question", "injection_in_order", "injection_i
 
 
 @pytest.fixture(scope="module")
-def project_recheck_report() -> AuditReport:
-    return asyncio.run(run_audit(medical_suite(project_cases(), judge_recheck=True)))
+def project_recheck_report(run_shared) -> AuditReport:
+    return run_shared.get("audit-medical-project-recheck", AuditReport,
+                          lambda: asyncio.run(run_audit(medical_suite(project_cases(), judge_recheck=True))))
 
 
 @pytest.fixture(scope="module")
-def agentclinic_recheck_report(agentclinic_path) -> AuditReport:
+def agentclinic_recheck_report(agentclinic_path, run_shared) -> AuditReport:
     cases = import_agentclinic(agentclinic_path)[::4]
-    return asyncio.run(run_audit(medical_suite(cases, source="agentclinic", judge_recheck=True)))
+    return run_shared.get("audit-medical-agentclinic-recheck", AuditReport,
+                          lambda: asyncio.run(run_audit(medical_suite(cases, source="agentclinic", judge_recheck=True))))
 
 
 @pytest.mark.parametrize("which", ["project", "agentclinic"])
