@@ -62,7 +62,8 @@ _OPEN_QUESTION_RE = re.compile(
     r"tell me (more|about|a bit|a little|a wee bit|what)|go on|"
     r"anything else|what(?:'s| seems to be| is) the (problem|matter|trouble|issue)|what(?:'s| is) wrong|what(?:'s| is) up|"
     r"describe|what happened|how are you|explain|whit like|"  # round 40: the Shetland "Whit like, lass?"
-    r"how're you|how(?:'s| is) it (?:going|gaun)|"  # rounds 41 and 44: "Hey, how're you doin'?", "How's it gaun?"
+    # rounds 41, 44 and 70: "Hey, how're you doin'?", "How's it gaun?", "Hey, how's it goin'?"
+    r"how're you|how(?:'s| is) it (?:going|gaun|goin(?:'|\b))|"
     r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words|"
     # the patient's own idea of it (round 56): "What do you think is behind it?", "What do you guys think is going on?"
     r"what do (?:you|you guys|you all|y'all) think(?:'s| is| has| might| could| caused| set| happened| it is| it's))\b",

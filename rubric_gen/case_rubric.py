@@ -137,6 +137,8 @@ _EMPATHY_TERMS = [
     "hard start for", "tough start for", "rough start for",
     # round 67: "You've been scunnered for months."
     "scunnered", "heavy load", "maddening",  # "you've been carrying a heavy load", "harmless but maddening"
+    # round 70: "I get this is a lot"
+    "i get this is", "i get that this",
     # round 65: "You didn't miss anything", "You look pretty rough, my son"
     "didn't miss anything", "did not miss anything", "look pretty rough", "looking pretty rough", "look rough",
     "looking rough",
