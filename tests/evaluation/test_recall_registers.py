@@ -7,10 +7,12 @@ are checked together. The exploit bounds (precision) are in tests/evaluation/tes
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from statistics import fmean
 
 import pytest
+from pydantic import BaseModel
 
 from evaluation.audit_recall import REGISTERS, ConsultationResult, load_natural, needs_mark, recall_audit
 from patient_sim.cases import import_agentclinic, project_cases
@@ -37,10 +39,20 @@ async def _results(cases: list, name: str) -> list[ConsultationResult]:
     return (await recall_audit(cases, natural, case_set=name, ladders=False)).results  # ladders: test_audit_recall
 
 
+class _Graded(BaseModel):
+    project: list[ConsultationResult]
+    agentclinic: list[ConsultationResult]
+
+
 @pytest.fixture(scope="module")
-async def graded(agentclinic_path: Path) -> dict[str, list[ConsultationResult]]:
-    return {"project": await _results(project_cases(), "project"),
-            "agentclinic": await _results(import_agentclinic(agentclinic_path), "agentclinic")}
+def graded(agentclinic_path: Path, run_shared) -> dict[str, list[ConsultationResult]]:
+    """Both case sets graded once per test run and shared by the workers (tests/conftest.py's ``run_shared``)."""
+    async def both() -> _Graded:
+        return _Graded(project=await _results(project_cases(), "project"),
+                       agentclinic=await _results(import_agentclinic(agentclinic_path), "agentclinic"))
+
+    shared = run_shared.get("recall-registers", _Graded, lambda: asyncio.run(both()))
+    return {"project": shared.project, "agentclinic": shared.agentclinic}
 
 
 @pytest.mark.parametrize("split", ["tune", "heldout"])
