@@ -401,8 +401,9 @@ class FactIndex:
                                                  for group in missing)
         if not past or fact.topic != "history":
             return False
+        # (who told it is no part of it: "No significant past medical history reported by the roommates")
         return bool(_HEALTHY_RE.match(fact.text)) or bool(_NEGATIVE_RE.match(fact.text)) \
-            and not (set(_layer_keys(fact.text)) - _PAST_KEYS - {"surgery", "hospital_admission"})
+            and not (set(_layer_keys(fact.text)) - _PAST_KEYS - {"surgery", "hospital_admission", "home_situation"})
 
     def select(self, question: str, revealed: set[str] | None = None) -> list[Fact]:
         """The facts that answer ``question``; for an open question, the next untold part of the story.

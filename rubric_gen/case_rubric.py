@@ -139,6 +139,9 @@ _EMPATHY_TERMS = [
     "scunnered", "heavy load", "maddening",  # "you've been carrying a heavy load", "harmless but maddening"
     # round 70: "I get this is a lot"
     "i get this is", "i get that this",
+    # round 71: "It's understandably wearing to live with an itch this long", "You did everything right." (not "It's a
+    # nuisance, but benign": the examiners of rounds 57 and 71 split on it)
+    "understandably", "did everything right", "done everything right",
     # round 65: "You didn't miss anything", "You look pretty rough, my son"
     "didn't miss anything", "did not miss anything", "look pretty rough", "looking pretty rough", "look rough",
     "looking rough",
@@ -418,6 +421,10 @@ _SAFETY_NET_RE = (
     rf"(?:{_NET_EMERGENCY})(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?\s+[-\u2013\u2014]\s+"
     rf"(?!(?:we|you|i|they|it|this|that|he|she|now|today|tonight|right away|straight away|called|calling|paged|"
     rf"arranged|booked|done)\b){_IN_SENTENCE}{{3,80}},[^,.!?\n]{{1,60}},"  # three or more ("ED - long-standing, on sildenafil")
+    # round 71: after the review, "sooner if" and what to come for: "Review in six weeks, sooner if a joint turns hot, red
+    # and swollen" ("review sooner if the results are abnormal" is care)
+    r"|\b(?:review|follow[- ]?up|see (?:you|her|him|them)|appointment|check[- ]?up|back)\b[^.!?\n]{0,40}\b(?:sooner|earlier) if\b"
+    r"(?!\s+(?:the |your |his |her |any )?(?:results?|tests?|bloods?|scans?|letters?|referrals?|x-?rays?|reports?)\b)"
     # round 46: a clipped "Back now: hot swollen joint, fever, can't bear weight, black stools"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:now|straight away|right away|immediately|same[- ]day|urgently)\s*:\s*{_IN_SENTENCE}{{3,80}},"
     # round 46: "Until transfer: any apnea, cyanosis or limpness, stimulate him and call 111"
