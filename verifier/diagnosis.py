@@ -530,6 +530,8 @@ def parse_statement(text: str, lex: _Lexicon) -> Statement:
         sentence = pattern.sub(words_, sentence)
     # an appositive after a colon is one after a comma: "Jersey finger: a tear of the deep flexor tendon ..."
     sentence = _COLON_APPOSITIVE.sub(",", sentence, count=1)
+    # a gloss between two spaced dashes is an aside, as in brackets (round 72)
+    sentence = _DASH_ASIDE.sub(lambda m: f" ({m.group(1)}) ", sentence, count=1)
     # causes joined by a slash before "-related" are one cause: "NSAID/ASA-related", "NSAID/aspirin related" is no hedge
     sentence = _SLASHED_CAUSE.sub(lambda m: m.group(0).replace("/", " and "), sentence)
     if (pending := _PENDING.search(sentence)) and pending.start() and pending.group(0).strip():
@@ -630,6 +632,10 @@ def _gloss(part: str, lex: _Lexicon) -> bool:
     return bool(_GLOSS.match(re.sub(r"\([^)]*\)", " ", part))) and not _named(part, lex)
 
 
+# A gloss between two spaced dashes, opening with an article: "Granulosa cell tumour of the left ovary — a hormone-making
+# ovarian tumour — which has caused an early cancer in the lining of the womb" (round 72). "Migraine — or a cluster
+# headache — ..." stays a hedge, and one dash still lists ("Migraine - tension headache").
+_DASH_ASIDE = re.compile(r"\s[-\u2013\u2014]\s+((?:an?|the)\s[^\u2013\u2014()]{2,80}?)\s+[-\u2013\u2014]\s")
 # Causes joined by a slash before "-related" are one cause ("NSAID/ASA-related"), not a hedge between two ("A/B").
 _SLASHED_CAUSE = re.compile(r"\b\w+(?:\s*/\s*\w+)+(?=(?:-|\s+)(?:related|induced|associated|provoked)\b)", re.IGNORECASE)
 # A gloss after a colon reads as one after a comma: "Jersey finger: a tear of ...", "Anaemia of prematurity: his body
