@@ -62,8 +62,8 @@ _SIDES = frozenset({"left", "right", "l", "r", "lt", "rt"})
 
 
 def _sites_in_views(order: Order) -> bool:
-    """Whether an order's words besides its sites are only sites ("chest", "abdomen") or the views an image is
-    taken in ("both hips AP and frog-leg lateral")."""
+    """Whether an order's words besides its sites are only sites ("chest", "abdomen"), their side ("L hip") or the
+    views an image is taken in ("both hips AP and frog-leg lateral")."""
     from verifier import clinical
 
     left = order.rest - {site.removeprefix(clinical.SITE) for site in order.sites} - _SIDES
