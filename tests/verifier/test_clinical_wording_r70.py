@@ -18,6 +18,7 @@ from verifier.rule_grader import _irrelevant
     ("Tobacco: still 1 ppd, how many yrs?", False),  # agentclinic-0032, us_abbrev
     ("How many years have you smoked?", False),
     ("EtOH - how many years at that level?", False),
+    ("Feeding: EBF, q how many hrs, minutes per side?", False),  # how often (agentclinic-0083, round 57)
     ("Smoker? Diplopia x how many wks?", True),  # the habit in another sentence
     ("How many days has the headache been there?", True),
 ])
