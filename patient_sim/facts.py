@@ -112,7 +112,7 @@ _PAST_KEYS = frozenset({"past_history", "intent:previous"})
 # past illnesses of the mind too: "Psych history?" is answered by "No significant past medical history"
 _PAST_CONCEPTS = frozenset({"past_history", "mental_health_history"})
 # A blanket negative about a body system: "Denies ... any respiratory, gastrointestinal or urinary symptoms".
-_DENIES_SYSTEM_RE = re.compile(r"\b(?:denies|no|not|without|negative for)\b[^.;]*\b(?:symptoms?|problems?|complaints?|deficits?)\b",
+_DENIES_SYSTEM_RE = re.compile(r"\b(?:denies|no|not|without|negative for)\b[^.;]*\b(?:symptoms?|problems?|complaints?|deficits?|diseases?)\b",
                                re.IGNORECASE)
 # "No change in bowel habits or urination": a blanket negative about what the bowels and the bladder do, not about the
 # whole gut ("Diarrhoea or constipation?" and "Wet nappies?" are answered; "Any vomiting?" is not)

@@ -38,7 +38,10 @@ COMFORTABLE = "The patient appears comfortable, with no signs of distress or dis
 @pytest.mark.parametrize(("question", "told"), [
     ("Is he fussy or rubbing?", True),  # agentclinic-0071 (r46), us_abbrev
     ("Itchy, fussy?", True),  # terse
-    ("Pruritic?", False),
+    # the annotators of rounds 17 to 72 marked "Itchy?" and "Pruritic?" answerable by it seventeen times: a parent
+    # whose baby shows no discomfort says he is not bothered (told_as irritability: itch)
+    ("Pruritic?", True),
+    ("Any fever?", False),
 ])
 def test_fussy_is_a_baby_s_discomfort(question: str, told: bool) -> None:
     case = _case(chief_complaint="Rash on scalp", review_of_systems=[COMFORTABLE])
