@@ -62,6 +62,7 @@ _OPEN_QUESTION_RE = re.compile(
     r"tell me (more|about|a bit|a little|a wee bit|what)|go on|"
     r"anything else|what(?:'s| seems to be| is) the (problem|matter|trouble|issue)|what(?:'s| is) wrong|what(?:'s| is) up|"
     r"describe|what happened|how are you|explain|whit like|"  # round 40: the Shetland "Whit like, lass?"
+    r"^\W*fit like\b|"  # round 73: the Doric "Fit like?" (how are you?)
     # rounds 41, 44 and 70: "Hey, how're you doin'?", "How's it gaun?", "Hey, how's it goin'?"
     r"how're you|how(?:'s| is) it (?:going|gaun|goin(?:'|\b))|"
     r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words|"

@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "23"
+CASE_RUBRIC_VERSION = "24"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -142,6 +142,9 @@ _EMPATHY_TERMS = [
     # round 71: "It's understandably wearing to live with an itch this long", "You did everything right." (not "It's a
     # nuisance, but benign": the examiners of rounds 57 and 71 split on it)
     "understandably", "did everything right", "done everything right",
+    # round 73: "You've done all the right things. These nights are hard work.", "Rough in your line of work."
+    "done all the right things", "doing all the right things", "nights are hard work", "rough in your line",
+    "tough in your line", "hard in your line",
     # round 65: "You didn't miss anything", "You look pretty rough, my son"
     "didn't miss anything", "did not miss anything", "look pretty rough", "looking pretty rough", "look rough",
     "looking rough",

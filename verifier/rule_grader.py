@@ -99,7 +99,9 @@ _EMERGENCY_RE = re.compile(
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:[mps]?icu|itu|hdu|ccu)(?:\s+(?:bed|admission|admit|now))?(?=\s*[.;\n]|\s*$)"
     # round 32: "ICU admit, endo consult"; "You'll be in high dependency"; "Gynae, theatre now, laparoscopy"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:[mps]?icu|itu|hdu|ccu)\s+(?:bed|admission|admit|now)(?=\s*,)"
-    r"|\b(?:you'll|you will|he'll|he will|she'll|she will|they'll|they will) be (?:in|on|going to) (?:the )?"
+    # round 73: "You'll be looked after in high dependency"
+    r"|\b(?:you'll|you will|he'll|he will|she'll|she will|they'll|they will) be "
+    r"(?:(?:looked after|cared for|nursed|monitored|managed|treated) )?(?:in|on|going to) (?:the )?"
     r"(?:high[- ]dependency|hdu|icu|itu|intensive care|ccu)\b"
     r"|\btheat(?:re|er)s? (?:now|immediately|straight away|right away|stat|today|tonight)\b"
     # round 33: a terse plan that opens with resuscitation or admission ("Resus. Two big cannulae ...", "Admit.")
