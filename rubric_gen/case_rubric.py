@@ -145,6 +145,8 @@ _EMPATHY_TERMS = [
     # round 73: "You've done all the right things. These nights are hard work.", "Rough in your line of work."
     "done all the right things", "doing all the right things", "nights are hard work", "rough in your line",
     "tough in your line", "hard in your line",
+    # round 74: "please don't lose heart", "Tough going, mate", "Tough stretch, mate"
+    "lose heart", "tough going", "tough stretch",
     # round 65: "You didn't miss anything", "You look pretty rough, my son"
     "didn't miss anything", "did not miss anything", "look pretty rough", "looking pretty rough", "look rough",
     "looking rough",

@@ -45,7 +45,7 @@ def test_round_73s_lookalikes_do_not(question: str, key: str) -> None:
 _HUNTINGTON = {"final_diagnosis": "Huntington disease", "source": "agentclinic", "chief_complaint": "Hearing voices",
                "secondary_symptoms": ["Involuntary movements", "Poor articulation"]}
 # nine questions the record does not name, two of them its own findings in lay words (agentclinic-0082, gp_lay)
-_ASKED = ["Or someone else?", "In the last weeks?", "Why did it stop?", "Food or drink?", "How did he die?",
+_ASKED = ["Any pets?", "In the last weeks?", "Why did it stop?", "Food or drink?", "How did he die?",
           "How old was he?", "Any tattoos?"]
 _BARRAGE = "Fires a barrage of questions"
 
