@@ -147,6 +147,9 @@ _EMPATHY_TERMS = [
     "tough in your line", "hard in your line",
     # round 74: "please don't lose heart", "Tough going, mate", "Tough stretch, mate"
     "lose heart", "tough going", "tough stretch",
+    # round 75: "It's real, and it's not in your head, God love you", "Living alone with this isn't easy", "We'll get you
+    # through it", "you'll get through it"
+    "god love you", "not in your head", "this isn't easy", "this is not easy", "get you through", "you'll get through",
     # round 65: "You didn't miss anything", "You look pretty rough, my son"
     "didn't miss anything", "did not miss anything", "look pretty rough", "looking pretty rough", "look rough",
     "looking rough",
@@ -357,7 +360,7 @@ _SAFETY_NET_RE = (
     rf"|\?\s+then\b{_IN_SENTENCE}{{0,60}}\b(?:{_NET_ACTION})\b"
     # (round 55: NHS 111, and New Zealand's emergency number: "Ring 111 for chest pain, fainting, ...")
     rf"|\b(?:(?:call|ring|dial|phone) (?:{_NET_EMERGENCY}|111)|(?:{_NET_GO}) (?:{_NET_SOON})|(?:go|come|head|get|return|"
-    rf"bring \w+|take {_CARRIED})(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate) "
+    rf"bring \w+|take {_CARRIED})(?: straight| right)?(?: back)? to (?:{_NET_EMERGENCY})|seek (?:urgent|emergency|immediate|same[- ]day) "
     rf"(?:medical )?(?:help|care|attention|advice|review)"
     # told, not done: "Get urgent help for chest pain" opens its sentence ("we will get urgent help for ..." does not)
     # (round 52: "Let the nurse know right away about fever/rigors")

@@ -237,7 +237,11 @@ _EMERGENCY_RE = re.compile(
     r"|\b(?:air|ground|ambulance|emergency|stat)\s+(?:transfer|retrieval)\b"
     r"|\b(?:you're|you\s+are|he's|she's|they're)\s+staying\s+in\b(?!\s+(?:bed|touch|the\s+house|at\s+home))"
     r"|(?:activat\w+|call\w*|put\s+out|raised?)\s+(?:a\s+|the\s+)?(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)"  # "We've
-    r"|(?:^|(?<=[.!?\n:;])\s*)(?:stroke|trauma|stemi)\s+(?:alert|call)\s*(?:[.!;:\n]|$))",  # called a stroke alert", "Stroke alert."
+    r"|(?:^|(?<=[.!?\n:;])\s*)(?:stroke|trauma|stemi)\s+(?:alert|call)\s*(?:[.!;:\n]|$)"  # called a stroke alert", "Stroke alert."
+    # round 75: "Stroke alert is activated", "Plan, starting now: you're admitted under the GI bleed team" (not "if you're
+    # admitted", nor "you were admitted")
+    r"|\b(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)\s+(?:is\s+|has\s+been\s+|was\s+)?(?:activated|called|put\s+out|raised)\b"
+    r"|(?<!\bif )(?<!\bonce )(?<!\bwhen )\b(?:you're|you\s+are|he's|she's|they're)\s+(?:being\s+)?admitted\b)",
     re.IGNORECASE,
 )
 _NEGATION_RE = re.compile(
