@@ -241,7 +241,10 @@ _EMERGENCY_RE = re.compile(
     # round 75: "Stroke alert is activated", "Plan, starting now: you're admitted under the GI bleed team" (not "if you're
     # admitted", nor "you were admitted")
     r"|\b(?:stroke|trauma|sepsis|stemi)\s+(?:alert|call|code)\s+(?:is\s+|has\s+been\s+|was\s+)?(?:activated|called|put\s+out|raised)\b"
-    r"|(?<!\bif )(?<!\bonce )(?<!\bwhen )\b(?:you're|you\s+are|he's|she's|they're)\s+(?:being\s+)?admitted\b)",
+    r"|(?<!\bif )(?<!\bonce )(?<!\bwhen )\b(?:you're|you\s+are|he's|she's|they're)\s+(?:being\s+)?admitted\b"
+    # round 76: "you're going straight to the cath lab now"
+    r"|(?<!\bif )\b(?:you're|you\s+are|he's|she's|they're|we're|we\s+are)\s+(?:going|taking\s+(?:you|him|her))\s+"
+    r"(?:straight\s+|right\s+)?(?:up\s+|down\s+)?(?:to|into)\s+(?:the\s+)?cath(?:eter)?\s+lab\b)",
     re.IGNORECASE,
 )
 _NEGATION_RE = re.compile(

@@ -43,7 +43,8 @@ STOPWORDS = frozenset(
     own please really same shall she should so some something such tell than that the their them then
     there these they this those through to too under until up us very was we were what when where which
     while who whom why will with would yes you your yours yourself i'm i've you've you're it's don't
-    doctor ok okay oh well right see thank thanks even bit slightly every""".split()
+    doctor ok okay oh well right see thank thanks even bit slightly every
+    one two three four five six first second third fourth fifth next""".split()  # round 76: "One, how long ...?"
 )
 
 
