@@ -136,6 +136,8 @@ def load_model(
     ``dtype``: ``float32`` (the default), ``bfloat16``, ``float16``, or ``auto`` (float32 on the CPU,
     bfloat16 or float16 on a GPU). Both are checked before anything loads (``DeviceError``).
     """
+    if spec != EMBEDDED:
+        resolve_model_path(spec)  # a wrong folder is said at once, before torch and transformers load
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     target = resolve_device(device)

@@ -48,6 +48,17 @@ def train(
     set_: list[str] = typer.Option([], "--set", help="A field of the stage's TRL config: KEY=VALUE (repeatable)."),
 ) -> None:
     """Train the policy (warm start, staged GRPO); metrics go to OUTPUT_DIR/metrics.jsonl."""
+    if device not in ("cpu", "cuda", "auto"):
+        typer.echo(f"error: --device {device!r}: use cpu, cuda or auto", err=True)
+        raise typer.Exit(2)
+    if device != "cpu":  # a GPU asked for where torch sees none: say so in a second, before TRL is imported
+        from policy.engine.device import DeviceError, resolve_device
+
+        try:
+            resolve_device(device)
+        except DeviceError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
     from policy.stage_config import STAGES, StageConfigError, default_config_path, load_stage_config
     from policy.stages import run_stages
 
@@ -61,9 +72,6 @@ def train(
         raise typer.Exit(2)
     if config and len(config) != len(names):
         typer.echo(f"error: {len(config)} --config file(s) for {len(names)} stage(s)", err=True)
-        raise typer.Exit(2)
-    if device not in ("cpu", "cuda", "auto"):
-        typer.echo(f"error: --device {device!r}: use cpu, cuda or auto", err=True)
         raise typer.Exit(2)
     try:
         overrides = _parse_sets(set_)

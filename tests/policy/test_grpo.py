@@ -69,6 +69,7 @@ def test_multiturn_loss_uses_the_rollouts_sampling_temperature(tmp_path) -> None
 
 def test_vllm_settings_reach_trl_from_the_yaml_and_the_command_line(tmp_path, monkeypatch) -> None:
     """No GPU here: the vLLM path is checked through its wiring, up to TRL's config."""
+    import torch
     from typer.testing import CliRunner
 
     import policy.stages
@@ -92,6 +93,7 @@ def test_vllm_settings_reach_trl_from_the_yaml_and_the_command_line(tmp_path, mo
         return []
 
     monkeypatch.setattr(policy.stages, "run_stages", fake_run_stages)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # as on a GPU machine: the command checks first
     result = CliRunner().invoke(app, ["train", "--stage", "rubric", "--device", "cuda", "--use-vllm",
                                       "--vllm-mode", "colocate", "--output-dir", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
