@@ -166,7 +166,7 @@ def _question_sentences(turn: str) -> list[str]:
     return [
         s
         for s in sentences(turn)
-        if (s.endswith("?") or _RECHECK_ASKING_RE.match(s)) and not _MARKER_RE.search(s)
+        if (s.rstrip(")").endswith("?") or _RECHECK_ASKING_RE.match(s)) and not _MARKER_RE.search(s)
     ]
 
 

@@ -273,9 +273,11 @@ def _user_regex(pattern: str, ignore_case: bool) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
 
 
-_SENTENCE_RE = re.compile(  # "7.1" ends no sentence, nor "esp.", "incl.", "e.g.", "i.e.", "Dr.": "Meds, esp. diuretics?"
+# "7.1" ends no sentence, nor "esp.", "incl.", "e.g.", "i.e.", "Dr.": "Meds, esp. diuretics?"; a mark inside brackets
+# keeps its bracket: "Timing (worse on waking?)?" is one question, "Pain (yes or no?)" another
+_SENTENCE_RE = re.compile(
     r"(?:[^.?!\n]|\.(?=\d)|(?<=\b[Ee]sp)\.|(?<=\b[Ii]ncl)\.|(?<=\b[Ee])\.(?=[Gg]\.)|(?<=\b[Ee]\.[Gg])\."
-    r"|(?<=\b[Ii])\.(?=[Ee]\.)|(?<=\b[Ii]\.[Ee])\.|(?<=\b[DM]r)\.|(?<=\bMrs)\.|(?<=\bMs)\.)+[.?!]*")
+    r"|(?<=\b[Ii])\.(?=[Ee]\.)|(?<=\b[Ii]\.[Ee])\.|(?<=\b[DM]r)\.|(?<=\bMrs)\.|(?<=\bMs)\.)+[.?!]*(?:\)[.?!]*)?")
 _AND_RE = re.compile(r"\s+(?:and|plus|with)\s+", re.IGNORECASE)
 MAX_ORDER_WORDS = 8  # an order longer than this is a list, not a test
 MOST_OF_GROUP, MOST_OF_GROUP_MIN = 0.75, 4  # a group of 4 or more results is ordered when 3 in 4 are
@@ -336,7 +338,7 @@ def sentences(text: str) -> list[str]:
 
 def questions(turn: str) -> list[str]:
     """The question sentences of a doctor turn: ending in ``?`` or opening with a question form."""
-    return [s for s in sentences(turn) if s.endswith("?") or _ASKING_RE.match(s)]
+    return [s for s in sentences(turn) if s.rstrip(")").endswith("?") or _ASKING_RE.match(s)]  # "(aspirin?)" too
 
 
 class _Transcript:
