@@ -269,7 +269,7 @@ _NET_GO = (r"(?:straight|right) (?:back )?to (?:the )?(?:a&e|ed|er|emerg|emergen
            rf"get in touch|be seen|{_NET_TELL}|"
            r"shout for (?:us|help|a nurse|the nurse)|(?:urgent|emergency) (?:help|care|review|advice|assessment)|"
            r"press (?:the |your )?(?:buzzer|call bell|bell|call button)|"
-           r"let (?:us|me|staff|the nurses?|your nurse|a nurse|the team|someone|the doctors?|a doctor) know|"
+           r"let (?:us|me|staff|nursing|the nurses?|your nurse|a nurse|the team|someone|the doctors?|a doctor) know|"
            r"(?:call|ring|phone) (?:sooner|earlier|back sooner)|"
            # round 32: "Call nurse now if ...", "999 if slow to recover", "review in 4 weeks, or sooner if ..."
            rf"(?:call|ring|page|buzz) (?:the |a |your )?nurses?|(?:{HELP_NUMBERS})(?= (?:if|should|whenever)\b)|or sooner|"
