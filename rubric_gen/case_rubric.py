@@ -212,6 +212,7 @@ _EMPATHY_TERMS = [
     "ouch", "that looks sore", "that looks very sore", "that looks really sore", "that looks so sore", "that looks painful",
     "that looks very painful", "that looks really painful", "that looks so painful", "that looks uncomfortable",
     "that looks really uncomfortable", "that looks very uncomfortable", "poor lad", "poor boy", "poor girl",
+    "that does look sore", "that does look painful",  # round 78: "Ai, that does look sore."
     "poor little", "poor love",
     # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
     # bairn, he's had a rough couple of nights", "Hard night, pet"

@@ -628,8 +628,14 @@ _CONDITION_NOUNS = frozenset("""disease syndrome disorder infarct infarction tum
 
 
 def _gloss(part: str, lex: _Lexicon) -> bool:
-    """Whether ``part`` explains the diagnosis in lay words and names no condition, brackets included."""
-    return bool(_GLOSS.match(re.sub(r"\([^)]*\)", " ", part))) and not _named(part, lex)
+    """Whether ``part`` explains the diagnosis in lay words and names no other condition, brackets included."""
+    return bool(_GLOSS.match(re.sub(r"\([^)]*\)", " ", part))) and _names_only_the_answer(part, lex)
+
+
+def _names_only_the_answer(part: str, lex: _Lexicon) -> bool:
+    """Whether ``part`` names no condition but the answer: a gloss may restate it ("Syringomyelia - a fluid-filled
+    cavity (a syrinx) inside the spinal cord", round 78)."""
+    return set(_named(part, lex)) <= {"answer"}
 
 
 # A gloss between two spaced dashes, opening with an article: "Granulosa cell tumour of the left ovary — a hormone-making
@@ -651,7 +657,7 @@ _APPOSITIVE = re.compile(r"\s*(?:(?:most |very )?(?:likely|probably)\s+)?(?:an?|
 
 def _apposition(part: str, lex: _Lexicon) -> bool:
     """Whether ``part`` restates the diagnosis as a plain noun phrase that names no condition and reads as none."""
-    return bool(_APPOSITIVE.match(part)) and not _named(part, lex) and not _condition_shaped(part)
+    return bool(_APPOSITIVE.match(part)) and _names_only_the_answer(part, lex) and not _condition_shaped(part)
 
 
 def _condition_shaped(part: str) -> bool:
@@ -753,8 +759,10 @@ def match_diagnosis(
     explained = next((i for i, p in enumerate(statement.parts) if i and (_EXPLANATION.match(p) or _gloss(p, lex)
                                                                           or _apposition(p, lex))),
                      len(statement.parts))
+    # a later part is a head when it names a condition, unless it only restates the answer the heads already name
+    before = "answer" in {c for p in statement.parts[:explained] for c in _named(p, lex)}
     heads = [_split_qualifier(p)[0] for i, p in enumerate(statement.parts)
-             if i < explained or _named(p, lex)] or [statement.head]
+             if i < explained or (_named(p, lex) and not (before and _names_only_the_answer(p, lex)))] or [statement.head]
     head_tokens = frozenset().union(*(content(_ASIDE.sub(" ", h)) for h in heads))
     aside_tokens = frozenset().union(*(content(a) for h in heads for a in _ASIDE.findall(h))) - head_tokens
     if extra_statements:
