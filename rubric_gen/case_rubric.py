@@ -213,6 +213,8 @@ _EMPATHY_TERMS = [
     "that looks very painful", "that looks really painful", "that looks so painful", "that looks uncomfortable",
     "that looks really uncomfortable", "that looks very uncomfortable", "poor lad", "poor boy", "poor girl",
     "that does look sore", "that does look painful",  # round 78: "Ai, that does look sore."
+    # round 79: "This is a lot for you both", "It looks alarming", "you look like you're in agony"
+    "this is a lot for", "looks alarming", "look alarming", "in agony",
     "poor little", "poor love",
     # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
     # bairn, he's had a rough couple of nights", "Hard night, pet"

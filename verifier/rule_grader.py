@@ -285,7 +285,7 @@ _ASIDE_RE = re.compile(r"\([^()]*\)")
 _PURPOSE_RE = re.compile(r"\s(?:for|to|looking for|to look for|to rule out|to exclude|r/o|with|w/)\s", re.IGNORECASE)
 # "When that happens in both eyes, I start thinking of ..." is a clause, not a question (round 22, read as the onset)
 _ASKING_RE = re.compile(
-    r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally|kindly|please)[, ]+)?(?:when(?!\s+(?:that|this|it|you|he|she|they|we|i|the|your|his|her|there|an?)\b)|where|what|which|who|why|how(?!dy\b)|any|tell me|describe|"
+    r"^(?:(?:and|so|also|okay|ok|now|first|next|lastly|finally|kindly|please|hi|hello)[, ]+)?(?:when(?!\s+(?:that|this|it|you|he|she|they|we|i|the|your|his|her|there|an?)\b)|where|what|which|who|why|how(?!dy\b)|any|tell me|describe|"
     r"show me|point to|walk me through|take me through|"
     r"(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will)\s+(?:you|it|the|your|there|anyone|this|that|he|she|they)\b)",
     re.IGNORECASE,
