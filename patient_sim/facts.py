@@ -65,6 +65,8 @@ _OPEN_QUESTION_RE = re.compile(
     r"^\W*fit like\b|"  # round 73: the Doric "Fit like?" (how are you?)
     # rounds 41, 44 and 70: "Hey, how're you doin'?", "How's it gaun?", "Hey, how's it goin'?"
     r"how're you|how(?:'s| is) it (?:going|gaun|goin(?:'|\b))|"
+    # round 80: the Bahamian "How you feelin', darlin'?", "How ya doin'?", "how ya keepin'?"
+    r"how (?:you|ya)(?: been)? (?:doin|feelin|keepin|doing|feeling|keeping)(?:'|g?\b)|"
     r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words|"
     # the patient's own idea of it (round 56): "What do you think is behind it?", "What do you guys think is going on?"
     r"what do (?:you|you guys|you all|y'all) think(?:'s| is| has| might| could| caused| set| happened| it is| it's))\b",

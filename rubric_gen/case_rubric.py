@@ -215,6 +215,7 @@ _EMPATHY_TERMS = [
     "that does look sore", "that does look painful",  # round 78: "Ai, that does look sore."
     # round 79: "This is a lot for you both", "It looks alarming", "you look like you're in agony"
     "this is a lot for", "looks alarming", "look alarming", "in agony",
+    "i'm here for you", "i'm here for ya", "stick with you", "stick with ya",  # round 80: "I promise to stick with ya"
     "poor little", "poor love",
     # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
     # bairn, he's had a rough couple of nights", "Hard night, pet"
@@ -304,7 +305,7 @@ _NET_TERMINAL = (rf"(?:(?:straight |go |come |back |to |the |get |head |now |imm
                  r"nurses?|nursing|doctor|gp|help)"
                  r"|(?:call|shout) out"  # on the ward: "Worse pain, faint, more breathless: call out immediately."
                  # "Post-op fever, swelling, worse pain: back straight away."
-                 r"|back (?:straight away|right away|immediately|at once|asap)"
+                 r"|back (?:straight away|right away|immediately|at once|asap|fast|quickly)"  # round 80: "Come back fast with ..."
                  # round 34: "Regrowth, new lump, skin or nipple change, armpit lump: back to me."
                  r"|back to (?:me|us|the clinic|clinic|the surgery|your gp|your doctor)"
                  r"|back here\b"  # round 52: "... not better in 48-72 h \u2014 back here or emerg"
@@ -343,6 +344,8 @@ _SAFETY_NET_RE = (
     rf"|\w\.\.\.\s*(?:call|ring|dial|phone|(?:go|come|head|get) (?:straight )?to) (?:{_NET_EMERGENCY})\b"
     # "When to call 911: ...", "a purple rash would be a reason to call 999"
     rf"|\b(?:when|reasons?) to (?:call|ring|dial|phone|come back|return|seek|(?:go to|attend) {_NET_HELP_PLACE})\b"
+    # round 80: "Come back fast with fever, back pain or blood in your wee"
+    r"|\b(?:come|get) (?:straight |right )?back (?:fast|quickly|straight away|right away|immediately|at once|urgently) (?:with|for)\s+(?!(?:the|your|my|a|an)\s+(?:results?|forms?|letter|samples?|paperwork|prescription|appointment)\b)"
     # "Straight to A&E with any weakness ...", "Red flags (go to ED): fever ...", "ED/911 prn worsening sx"
     rf"|\b(?:straight|right) (?:back )?to {_NET_HELP_PLACE}\b{_IN_SENTENCE}{{0,20}}\b(?:with|for|if) (?:any|a|an)\b"
     rf"|\(\s*(?:go|come|head|return) (?:straight |back )?to {_NET_HELP_PLACE}\s*\)\s*:"
@@ -528,6 +531,7 @@ _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
     "antibiotics", "prescribing", "referring", "recheck",
+    "sending you", "send you", "sendin'",  # round 80: "I'm sendin' ya urgently to gynecology"
     # round 33: "Admitting to paeds today, cardiology to see"; "Urology is taking you to the OR now"
     "admitting", "admitted", "to the or", "operating room", "to theatre", "to theater",
     "see you", "see me", "check on you", "book", "physiotherapy", "physio", "therapy", "surgery",
