@@ -217,6 +217,7 @@ _EMPATHY_TERMS = [
     "this is a lot for", "looks alarming", "look alarming", "in agony",
     "i'm here for you", "i'm here for ya", "stick with you", "stick with ya",  # round 80: "I promise to stick with ya"
     "poor little", "poor love",
+    "hard to watch", "hard to see him", "hard to see her",  # round 81: a parent told "Hard to watch. Manageable."
     # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
     # bairn, he's had a rough couple of nights", "Hard night, pet"
     "tough break", "rough break", "pa pè", "pa pe", "don't be scared", "do not be scared", "no need to be scared",

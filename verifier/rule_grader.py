@@ -96,7 +96,10 @@ _EMERGENCY_RE = re.compile(
     r"(?:you|her|him|them)\s+(?:urgently|now|straight\s+away|right\s+away|today)\b"
     r"|\btaking\s+(?:you|her|him|them)\s+(?:for|to)\s+(?:clot\s+retrieval|thrombectomy|theatre|theater|the\s+cath\s+lab)\b"
     r"|\b(?:will|'ll)\s+(?:do|perform|have)\s+(?:a\s+)?(?:clot\s+retrieval|(?:mechanical\s+)?thrombectomy)\b"
-    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:[mps]?icu|itu|hdu|ccu)(?:\s+(?:bed|admission|admit|now))?(?=\s*[.;\n]|\s*$)"
+    # (round 81: or a bullet of the plan: "Plan:\n- ICU.")
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* ))(?:[mps]?icu|itu|hdu|ccu)(?:\s+(?:bed|admission|admit|now))?(?=\s*[.;\n]|\s*$)"
+    # round 81: intensive care called to the patient now ("Fluid bolus. Critical care called. Isolate.")
+    r"|\b(?:critical\s+care|intensive\s+care|icu|itu|outreach)(?:\s+team)?\s+(?:called|paged|bleeped|coming|on\s+(?:the|their)\s+way)\b"
     # round 32: "ICU admit, endo consult"; "You'll be in high dependency"; "Gynae, theatre now, laparoscopy"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:[mps]?icu|itu|hdu|ccu)\s+(?:bed|admission|admit|now)(?=\s*,)"
     # round 73: "You'll be looked after in high dependency"
@@ -532,6 +535,8 @@ _SEND_RE = re.compile(rf"\b(?:call\w*|ring|dial|phone|{EMERGENCY_NUMBERS}|a&e|ed
                       re.IGNORECASE)
 
 
+_NET_HEADING_RE = re.compile(r"(?:^|(?<=[.!?]))\s*(?:[-*\u2022]\s*)?(?:return\s+precautions|red\s+flags?|warning\s+signs?|safety[- ]net(?:ting)?"
+                             r"|when\s+to\s+(?:come\s+back|return|worry|seek\s+help))\s*:[^.!?\n:]+[.;]\s*$", re.IGNORECASE)
 _NOW_ARROW_RE = re.compile(r"\b(?:now|immediately|stat|asap|right\s+away|straight\s+away)\s*(?:\u2192|->)\s*$", re.IGNORECASE)
 
 
@@ -546,6 +551,10 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # a conditional heading over its list: "If it bleeds again:\n- Admit, monitored bed."
     above = text[:start].rstrip()
     if above.endswith(":") and _CONDITIONAL_RE.search(above[above.rfind("\n") + 1 :]):
+        return False
+    # round 81: the help after a heading's list, in the line's next sentence: "Return precautions: fever, chills, new joint
+    # involved. Come back same day or go to the ED."
+    if _NET_HEADING_RE.search(text[text.rfind("\n", 0, start) + 1 : start]):
         return False
     if _PAST_VISIT_RE.search(text[start : match.end() + len(rest)]):  # "She was seen in the ED last month"
         return False
