@@ -218,6 +218,11 @@ _EMPATHY_TERMS = [
     "i'm here for you", "i'm here for ya", "stick with you", "stick with ya",  # round 80: "I promise to stick with ya"
     "poor little", "poor love",
     "hard to watch", "hard to see him", "hard to see her",  # round 81: a parent told "Hard to watch. Manageable."
+    # round 82: "nobody's cross with you, we're here to help", "Mi amor, you're safe", "nothing to be ashamed of", "Right to
+    # bring her", "Rough deal, but fixable", "I'm not surprised you couldn't keep still", "you look like you got kicked by a mule"
+    "nobody's cross", "no one's cross", "nobody is cross", "we're here to help", "we are here to help", "you're safe",
+    "you are safe", "take care of you", "nothing to be ashamed", "no need to be ashamed", "right to bring", "rough deal",
+    "not surprised you", "kicked by a mule",
     # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
     # bairn, he's had a rough couple of nights", "Hard night, pet"
     "tough break", "rough break", "pa pè", "pa pe", "don't be scared", "do not be scared", "no need to be scared",
@@ -463,6 +468,9 @@ _SAFETY_NET_RE = (
     # "Same day/999: fever, rigors, breathless"; "Back to ED for rapid spread, unable to tolerate PO, fever"
     rf"|\bsame[- ]day\s*/\s*(?:{_NET_EMERGENCY})\s*:\s*{_IN_SENTENCE}{{3,120}},"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back to (?:the )?(?:{_NET_EMERGENCY}|us|clinic)\s+(?:for|if|with)\s+(?!{CARE_WORDS}){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
+    # round 82: "Come in/ED for sudden severe pelvic pain, new fracture, or low mood" ("Come in/ED for your results" is care)
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:come (?:in|back)|back|return)\s*(?:/|\bor\b)\s*(?:to )?(?:the )?(?:{_NET_EMERGENCY}|a&e|ed|er)"
+    rf"\s+(?:for|if|with)\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
     # (round 59: "call staff straight away for ...", "Tell your RN right away for ...")
     r"|\bcall (?:staff|the staff|nurses?|the nurses?|your nurse|(?:your |the )?rn) (?:immediately|straight away|right away|at once"

@@ -400,8 +400,9 @@ class _Transcript:
             else:
                 stated = [clinical.spell_out(s) for s in parse_diagnoses(self.assistant[end])]
                 distinct = {content(s) for s in stated}
-                # where the answer shows itself ("DGI, septic arthritis of the left wrist") is context, as its past is
-                background = (*self.background, *clinical.manifestations(synonyms))
+                # where the answer shows itself ("DGI, septic arthritis of the left wrist") is context, as its past is,
+                # and so is the class it belongs to ("Double aortic arch – vascular ring", round 82)
+                background = (*self.background, *clinical.manifestations(synonyms), *clinical.classes(synonyms))
                 self._matches[key] = match_diagnosis(stated[0], synonyms, others=others,
                                                      extra_statements=len(distinct) - 1, background=background,
                                                      conditions=clinical.condition_lines())
@@ -535,6 +536,9 @@ _SEND_RE = re.compile(rf"\b(?:call\w*|ring|dial|phone|{EMERGENCY_NUMBERS}|a&e|ed
                       re.IGNORECASE)
 
 
+_NEEDS_LEAD_RE = re.compile(r"\s*(?!(?:this|that|it|which|he|she|you|they|we|i|your|his|her|their|the|my|our)\b)"
+                            r"([^.!?\n]{3,120}?)\s+(?:needs?|warrants?|requires?)\s+(?:(?:an?|urgent|immediate|same[- ]day)\s+)?",
+                            re.IGNORECASE)
 _NET_HEADING_RE = re.compile(r"(?:^|(?<=[.!?]))\s*(?:[-*\u2022]\s*)?(?:return\s+precautions|red\s+flags?|warning\s+signs?|safety[- ]net(?:ting)?"
                              r"|when\s+to\s+(?:come\s+back|return|worry|seek\s+help))\s*:[^.!?\n:]+[.;]\s*$", re.IGNORECASE)
 _NOW_ARROW_RE = re.compile(r"\b(?:now|immediately|stat|asap|right\s+away|straight\s+away)\s*(?:\u2192|->)\s*$", re.IGNORECASE)
@@ -579,6 +583,11 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
         held = _FOR_SYMPTOMS_RE.search(clause)
         if _CONDITIONAL_RE.search(clause) or (held and _names_symptoms(held.group(1))):
             return False
+    # round 82: a rule, what a bare symptom needs: "Chest pain with exertion, sweating or breathlessness needs emergency
+    # care." ("Your chest pain needs emergency care" and "This needs emergency care now" are outright)
+    if (needs := _NEEDS_LEAD_RE.fullmatch(text[start : match.start()])) and _names_symptoms(needs.group(1)) \
+            and not _NOW_RE.search(text[match.start() : match.end() + len(rest)]):
+        return False
     # round 54: "For chest pain when you exert yourself, or crushing pain that won't go, call 999"
     if (lead_for := _FOR_LEAD_RE.match(text[start : match.start()])) and _names_symptoms(lead_for.group(1)):
         return False

@@ -42,6 +42,7 @@ from verifier.clinical.data import (
     stem,
 )
 from verifier.clinical.diagnoses import (
+    classes,
     condition_lines,
     considered_names,
     diagnosis_names,
@@ -90,7 +91,7 @@ from verifier.clinical.orders import (
 
 __all__ = [
     "DIAGNOSES_FILE", "EXAM", "INTENT", "LANGUAGE_FILE", "METHOD", "SITE", "STOPWORDS", "TEST", "TESTS_FILE",
-    "DiagnosesData", "LanguageData", "Order", "Resolution", "TestsData", "answers", "asked", "carry_method", "case_questions", "case_tests", "compose", "concepts",
+    "DiagnosesData", "LanguageData", "Order", "Resolution", "TestsData", "answers", "asked", "carry_method", "case_questions", "case_tests", "classes", "compose", "concepts",
     "condition_lines", "considered_names", "diagnosis_names", "folded", "found_by", "intents", "is_condition", "is_exam", "is_generic", "is_key", "is_routine", "is_sign", "is_sign_key",
     "label", "manifestations", "mentions", "names", "panel_key", "panel_of", "parts_of", "core_of", "read_order", "resolve", "spell_out", "stem", "term_keys", "terms",
     "system_symptoms", "test_groups", "told_as", "topic", "topics", "touches", "workup_tests",

@@ -200,6 +200,9 @@ class DiagnosesData(BaseModel):
     # a condition -> the conditions it shows itself as, named beside it as where it shows, never as a rival
     # ("Disseminated gonococcal infection, septic arthritis of the left wrist")
     manifestations: dict[str, list[str]] = Field(default_factory=dict)
+    # a condition -> the broader classes it belongs to, named beside it as a gloss ("Double aortic arch – vascular
+    # ring"), never as a rival, and alone never the answer
+    classes: dict[str, list[str]] = Field(default_factory=dict)
 
 
 def _read(path: Path, model: type[BaseModel]) -> BaseModel:

@@ -41,6 +41,15 @@ def manifestations(names: Sequence[str]) -> list[str]:
     return out
 
 
+def classes(names: Sequence[str]) -> list[str]:
+    """The broader classes that ``names`` (one condition's names) belong to (``classes`` in the data): named beside the
+    diagnosis as its gloss ("Double aortic arch – vascular ring"), they are no second diagnosis."""
+    out: list[str] = []
+    for name in diagnosis_names(list(names)):
+        out.extend(n for n in _by_condition("classes").get(" ".join(folded(name)), ()) if n not in out)
+    return out
+
+
 def considered_names(condition: str) -> list[str]:
     """The names by which a doctor considers ``condition`` in a differential: its diagnosis names (subtypes
     included: weighing a heart attack is weighing an acute coronary syndrome) and the broader everyday names
