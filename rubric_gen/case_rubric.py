@@ -271,7 +271,7 @@ _NET_GO = (r"(?:straight|right) (?:back )?to (?:the )?(?:a&e|ed|er|emerg|emergen
            r"escalat\w*|rted|attend|re-?present|present|pop (?:straight |right )?(?:down|over|back|in)|"
            r"have (?:him|her|them|the baby|baby|your \w+) (?:seen|checked)|"  # round 52: "have him seen the same day if ..."
            r"flag (?:it|this|that)(?: up)?(?: (?:straight away|right away|immediately|at once))?|"  # "Flag it straight away, ..., if"
-           r"(?:call|ring|phone|shout)(?= (?:immediately|straight away|right away|at once|now)\b)|"  # "Call immediately if floppy"
+           r"(?:call|ring|phone|shout)(?= (?:immediately|straight away|right away|at once|now|(?:the )?same[- ]day|sooner|urgently)\b)|"  # "Call immediately if floppy"
            r"(?:call|ring|phone|dial) (?:an )?ambulance|(?:call|ring|phone|dial) triple zero|"  # "escalate at once for ..."
            rf"(?:call|ring|phone|dial|contact|see|calling|ringing|phoning|dialling|dialing) (?:us|me|{HELP_NUMBERS}|an ambulance|emergency services|the (?:surgery|"
            r"practice|clinic|ward|team|office|doctor|gp|out[- ]of[- ]hours|nurses?|midwife)|your (?:gp|doctor|midwife|team|nurse)|a doctor|"
