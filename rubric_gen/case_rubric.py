@@ -223,6 +223,7 @@ _EMPATHY_TERMS = [
     "nobody's cross", "no one's cross", "nobody is cross", "we're here to help", "we are here to help", "you're safe",
     "you are safe", "take care of you", "nothing to be ashamed", "no need to be ashamed", "right to bring", "rough deal",
     "not surprised you", "kicked by a mule",
+    "doing right to", "not weakness",  # round 84: "you are doing right to care", "Not weakness, this is illness"
     # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
     # bairn, he's had a rough couple of nights", "Hard night, pet"
     "tough break", "rough break", "pa pè", "pa pe", "don't be scared", "do not be scared", "no need to be scared",
@@ -540,7 +541,7 @@ _PLAN_TERMS = [
     "follow up", "follow-up", "treatment", "treat", "prescribe", "refer", "referral", "manage",
     "management", "plan", "review", "recommend", "start", "starting", "stop", "admit", "admission", "arrange",
     "antibiotics", "prescribing", "referring", "recheck",
-    "sending you", "send you", "sendin'",  # round 80: "I'm sendin' ya urgently to gynecology"
+    "sending you", "send you", "sending ya", "send ya",  # round 80: "I'm sendin' ya urgently to gynecology" (read "sending")
     # round 33: "Admitting to paeds today, cardiology to see"; "Urology is taking you to the OR now"
     "admitting", "admitted", "to the or", "operating room", "to theatre", "to theater",
     "see you", "see me", "check on you", "book", "physiotherapy", "physio", "therapy", "surgery",

@@ -311,21 +311,25 @@ def fold(word: str) -> str:
     return word
 
 
-# a spoken "-in'" ("Vomitin' after feeds?"), not a quoted word that ends in "in" ('Robin'); a curly apostrophe is
-# gone by then, with the accents
 # "Gradual vs sudden?": a lower-case "vs" between two words is "versus", not the vital signs ("VS", "check vs")
 _VERSUS = re.compile(r"(?<=[a-z]) vs\.? (?=[a-z])")
-_DROPPED_G = re.compile(r"(?<!')\b([a-z]{2,})in'(?![a-z])")
+# a spoken "-in'" ("Vomitin' after feeds?"), not a quoted word that ends in "in" ('Robin')
+_DROPPED_G = re.compile(r"(?<!['\u2019])\b([A-Za-z]{2,})in['\u2019](?![A-Za-z])")
+
+
+def spoken_g(text: str) -> str:
+    """``text`` with a spoken "-in'" written "-ing" ("we're takin' you straight round to the scanner"), so that every
+    check reads the dialect as it reads the standard word."""
+    return _DROPPED_G.sub(r"\1ing", text)
 
 
 @lru_cache(maxsize=1 << 14)
 def words(text: str) -> tuple[str, ...]:
     """Folded words of ``text`` (accents stripped, possessive 's dropped). Cached: the grader reads the same
     names and turns many times over."""
-    plain = _VERSUS.sub(" versus ", text)
+    plain = spoken_g(_VERSUS.sub(" versus ", text))
     plain = unicodedata.normalize("NFKD", plain).encode("ascii", "ignore").decode().lower()
     plain = re.sub(r"['’]s\b", "", plain)
-    plain = _DROPPED_G.sub(r"\1ing", plain)
     return tuple(fold(w) for w in _WORD.findall(plain))
 
 

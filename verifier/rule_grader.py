@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from verifier import clinical
-from verifier.diagnosis import Match, conditions_named, conditions_weighed, content, match_diagnosis
+from verifier.diagnosis import Match, conditions_named, conditions_weighed, content, match_diagnosis, spoken_g
 from verifier.markers import parse_diagnoses, parse_diagnosis, parse_orders
 from verifier.types import (
     AskedBeforeDiagnosis,
@@ -95,6 +95,8 @@ _EMERGENCY_RE = re.compile(
     r"|\b(?:team|surgeons?|registrar|consultant)\s+(?:(?:are|is|will\s+be)\s+)?(?:seeing|coming\s+to\s+see|reviewing)\s+"
     r"(?:you|her|him|them)\s+(?:urgently|now|straight\s+away|right\s+away|today)\b"
     r"|\btaking\s+(?:you|her|him|them)\s+(?:for|to)\s+(?:clot\s+retrieval|thrombectomy|theatre|theater|the\s+cath\s+lab)\b"
+    # round 84: "we're takin' you straight round to the scanner"
+    r"|\btaking\s+(?:you|her|him|them)\s+straight\s+(?:(?:round|over|up|down|through|across)\s+)?(?:to|into|for)\b"
     r"|\b(?:will|'ll)\s+(?:do|perform|have)\s+(?:a\s+)?(?:clot\s+retrieval|(?:mechanical\s+)?thrombectomy)\b"
     # (round 81: or a bullet of the plan: "Plan:\n- ICU.")
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* ))(?:[mps]?icu|itu|hdu|ccu)(?:\s+(?:bed|admission|admit|now))?(?=\s*[.;\n]|\s*$)"
@@ -365,7 +367,7 @@ class _Transcript:
                 value = "\n\n".join(self.assistant)
             else:
                 value = "\n\n".join(m.content for m in self.conversation)
-            self._texts[scope] = value
+            self._texts[scope] = spoken_g(value)  # every check reads "takin'" as "taking" (round 84)
         return self._texts[scope]
 
     def diagnosis_turn(self) -> int | None:
