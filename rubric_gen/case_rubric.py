@@ -224,6 +224,8 @@ _EMPATHY_TERMS = [
     "you are safe", "take care of you", "nothing to be ashamed", "no need to be ashamed", "right to bring", "rough deal",
     "not surprised you", "kicked by a mule",
     "doing right to", "not weakness",  # round 84: "you are doing right to care", "Not weakness, this is illness"
+    # round 85: "This is common and treatable, please do not feel embarrassed."
+    "not feel embarrassed", "don't feel embarrassed", "nothing to be embarrassed", "no need to be embarrassed",
     # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
     # bairn, he's had a rough couple of nights", "Hard night, pet"
     "tough break", "rough break", "pa pè", "pa pe", "don't be scared", "do not be scared", "no need to be scared",
@@ -476,7 +478,7 @@ _SAFETY_NET_RE = (
     # (round 59: "call staff straight away for ...", "Tell your RN right away for ...")
     r"|\bcall (?:staff|the staff|nurses?|the nurses?|your nurse|(?:your |the )?rn) (?:immediately|straight away|right away|at once"
     r"|urgently|stat|now) (?:about|for|if)\b"
-    r"|\b(?:tell|alert|flag|notify) (?:us|me|staff|the staff|the nurses?|your nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?"
+    r"|\b(?:tell|alert|flag|notify) (?:us|me|staff|the staff|the nurses?|(?:your|his|her|their) nurse|a nurse|nurses?|nursing(?: staff)?|the team|someone|the doctors?"
     r"|(?:your |the )?rn)"
     rf"(?:\s*/\s*(?:{HELP_NUMBERS}))?"  # round 64: "Alert staff / 911 ASAP for: fever, ..."
     r"(?:(?: (?:immediately|straight away|right away|at once|urgently))? (?:about|to) (?:any|new|a|worsening|more)\b"
