@@ -57,3 +57,13 @@ def test_do_not_feel_embarrassed_is_empathy(plan: str, empathic: bool) -> None:
     case = _case(final_diagnosis="Migraine")
     assert _met(case, ["Any vomiting?", f"DIAGNOSIS: Migraine\n{plan}"],
                 "Acknowledges the patient's concerns with empathy") is empathic
+
+
+@pytest.mark.parametrize(("question", "concept", "named"), [
+    ("Blur?", "vision", True),  # agentclinic-0021, checklist and terse (the patient)
+    ("Blue?", "vision", False),
+    ("Not empty after?", "tenesmus", True),  # agentclinic-0024, terse (the patient)
+    ("Is the bottle empty after?", "tenesmus", False),
+])
+def test_blur_and_not_empty_after_name_their_concepts(question: str, concept: str, named: bool) -> None:
+    assert (concept in clinical.terms(question)) is named
