@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from patient_sim import text as tx
 from patient_sim.checker import medical_lexicon
 from verifier import clinical
-from verifier.diagnosis import spoken_g
+from verifier.diagnosis import spoken
 from verifier.types import Case
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
@@ -416,7 +416,7 @@ class FactIndex:
         first notice it?") and finds nothing by itself is read with the last question that named something
         (the index remembers it: one index per consultation), or, before any, with the complaint."""
         revealed = revealed or set()
-        question = spoken_g(_ENUMERATOR_RE.sub("", question))  # "One: when was she last normal?"; "what's goin' on?"
+        question = spoken(_ENUMERATOR_RE.sub("", question))  # "One: when was she last normal?"; "what's goin' on?"
         # "What's the problem?" is an open question, not one about past problems: a word that names nothing ("problem",
         # "trouble") finds the story
         chosen = None if _OPEN_QUESTION_RE.search(question) and not _things(question) \
@@ -539,4 +539,4 @@ _CLAUSE_RE = re.compile(r",\s*(?:and|or)\s+|\s+(?:and|or)\s+(?=(?:how|what|when|
 
 
 def is_open_question(question: str) -> bool:
-    return bool(_OPEN_QUESTION_RE.search(spoken_g(question)))
+    return bool(_OPEN_QUESTION_RE.search(spoken(question)))

@@ -226,6 +226,7 @@ _EMPATHY_TERMS = [
     "doing right to", "not weakness",  # round 84: "you are doing right to care", "Not weakness, this is illness"
     # round 85: "This is common and treatable, please do not feel embarrassed."
     "not feel embarrassed", "don't feel embarrassed", "nothing to be embarrassed", "no need to be embarrassed",
+    "rough do",  # round 86: "Rough do, lad, but it's fixable."
     # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
     # bairn, he's had a rough couple of nights", "Hard night, pet"
     "tough break", "rough break", "pa pè", "pa pe", "don't be scared", "do not be scared", "no need to be scared",
@@ -471,6 +472,9 @@ _SAFETY_NET_RE = (
     # "Same day/999: fever, rigors, breathless"; "Back to ED for rapid spread, unable to tolerate PO, fever"
     rf"|\bsame[- ]day\s*/\s*(?:{_NET_EMERGENCY})\s*:\s*{_IN_SENTENCE}{{3,120}},"
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back to (?:the )?(?:{_NET_EMERGENCY}|us|clinic)\s+(?:for|if|with)\s+(?!{CARE_WORDS}){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
+    # round 86: a clipped "To the ED for fever/rigors, RUQ pain, or worsening jaundice"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))to (?:the )?(?:{_NET_EMERGENCY}|a&e|ed|er)\s+(?:for|if|with)\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
+    rf"{_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
     # round 82: "Come in/ED for sudden severe pelvic pain, new fracture, or low mood" ("Come in/ED for your results" is care)
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:come (?:in|back)|back|return)\s*(?:/|\bor\b)\s*(?:to )?(?:the )?(?:{_NET_EMERGENCY}|a&e|ed|er)"
     rf"\s+(?:for|if|with)\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"

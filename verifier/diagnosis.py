@@ -317,17 +317,22 @@ _VERSUS = re.compile(r"(?<=[a-z]) vs\.? (?=[a-z])")
 _DROPPED_G = re.compile(r"(?<!['\u2019])\b([A-Za-z]{2,})in['\u2019](?![A-Za-z])")
 
 
-def spoken_g(text: str) -> str:
-    """``text`` with a spoken "-in'" written "-ing" ("we're takin' you straight round to the scanner"), so that every
-    check reads the dialect as it reads the standard word."""
-    return _DROPPED_G.sub(r"\1ing", text)
+# the spoken "da" for "the" (round 86, Hawaiian Pidgin: "straight to da cath lab", "a clot on da lung"), in lower case and
+# before a word
+_DA = re.compile(r"\bda\b(?= [a-z])")
+
+
+def spoken(text: str) -> str:
+    """``text`` with spoken forms written as the standard words: a dropped "-in'" as "-ing" ("we're takin' you straight
+    round to the scanner"), "da" as "the"; so that every check reads the dialect as it reads the standard word."""
+    return _DA.sub("the", _DROPPED_G.sub(r"\1ing", text))
 
 
 @lru_cache(maxsize=1 << 14)
 def words(text: str) -> tuple[str, ...]:
     """Folded words of ``text`` (accents stripped, possessive 's dropped). Cached: the grader reads the same
     names and turns many times over."""
-    plain = spoken_g(_VERSUS.sub(" versus ", text))
+    plain = spoken(_VERSUS.sub(" versus ", text))
     plain = unicodedata.normalize("NFKD", plain).encode("ascii", "ignore").decode().lower()
     plain = re.sub(r"['’]s\b", "", plain)
     return tuple(fold(w) for w in _WORD.findall(plain))

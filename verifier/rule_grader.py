@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from verifier import clinical
-from verifier.diagnosis import Match, conditions_named, conditions_weighed, content, match_diagnosis, spoken_g
+from verifier.diagnosis import Match, conditions_named, conditions_weighed, content, match_diagnosis, spoken
 from verifier.markers import parse_diagnoses, parse_diagnosis, parse_orders
 from verifier.types import (
     AskedBeforeDiagnosis,
@@ -97,6 +97,9 @@ _EMERGENCY_RE = re.compile(
     r"|\btaking\s+(?:you|her|him|them)\s+(?:for|to)\s+(?:clot\s+retrieval|thrombectomy|theatre|theater|the\s+cath\s+lab)\b"
     # round 84: "we're takin' you straight round to the scanner"
     r"|\btaking\s+(?:you|her|him|them)\s+straight\s+(?:(?:round|over|up|down|through|across)\s+)?(?:to|into|for)\b"
+    # round 86: "straight to da cath lab for primary angioplasty"; "you getting admitted"
+    r"|\bstraight\s+(?:to|into)\s+(?:the\s+)?(?:cath(?:eter(?:isation|ization)?)?\s+lab|theatres?|theaters?|resus)\b"
+    r"|\b(?:you're|you\s+are|you|he's|he\s+is|she's|she\s+is)\s+(?:getting|going\s+to\s+be)\s+admitted\b"
     r"|\b(?:will|'ll)\s+(?:do|perform|have)\s+(?:a\s+)?(?:clot\s+retrieval|(?:mechanical\s+)?thrombectomy)\b"
     # (round 81: or a bullet of the plan: "Plan:\n- ICU.")
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* ))(?:[mps]?icu|itu|hdu|ccu)(?:\s+(?:bed|admission|admit|now))?(?=\s*[.;\n]|\s*$)"
@@ -115,9 +118,9 @@ _EMERGENCY_RE = re.compile(
     # round 57: or a dash and why ("Admit \u2014 you're hypoxic."), or a numbered step ("3. Admission to hospital because
     # of the low oxygen.")
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* )|(?<=\u2192 )|(?<=-> ))"
-    r"(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?"
+    r"(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?|admit\s+to\s+(?:the\s+)?hospital(?=\s*:)"  # round 86: "Admit to hospital: oxygen low"
     r"|admission(?:\s+to\s+(?:the\s+)?hospital)?)"  # round 63: "1. Admission, with oxygen and monitoring."
-    r"(?=\s*(?:[.,;\n]|\.\.\.|[-\u2013\u2014]\s)|\s*$|\s+(?:because|for|now|today|tonight|given)\b)"
+    r"(?=\s*(?:[.,;:\n]|\.\.\.|[-\u2013\u2014]\s)|\s*$|\s+(?:because|for|now|today|tonight|given)\b)"
     # round 29: "MICU admit."; a critical-care bed as an item of the plan ("Plan: IV ceftriaxone now, ICU, isolation")
     r"|(?:^|(?<=\n))\s*plan\s*[:,-][^.!?\n]*?,\s*(?:[mps]?icu|itu|hdu)(?=\s*[,.;]|\s*$)"
     r"|(?:you're\s+|you\s+are\s+)?being\s+admitted|admitting\s+you|\bresus\b|\b(?:ed|er|a&e)[- ]level\s+care"
@@ -311,7 +314,7 @@ _PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|treatment|disposition|actions
 _STAYING_RE = re.compile(r"(?:you're|you\s+are|he's|he\s+is|she's|she\s+is|they're|they\s+are)\s+staying\b", re.IGNORECASE)
 _THAT_IS_RE = re.compile(r"\s*(?:that's|that\s+is|that\s+would\s+be|that\s+means|which\s+is|which\s+means)\b", re.IGNORECASE)
 _FOR_SYMPTOMS_RE = re.compile(r"\bfor\s+(.+)$", re.IGNORECASE)
-_ADMISSION_STEP_RE = re.compile(r"admission\s+to\s+(?:the\s+)?hospital$", re.IGNORECASE)
+_ADMISSION_STEP_RE = re.compile(r"(?:admission|admit)\s+to\s+(?:the\s+)?hospital$", re.IGNORECASE)
 _KEPT_IN_RE = re.compile(r"(?:keep(?:ing)?\s+(?:you|her|him|them)|be\s+kept)\s+in\b", re.IGNORECASE)
 # round 39: "you'll stay in hospital on oxygen and a monitor" is kept in now; "After the operation you'll stay in hospital"
 # is not
@@ -367,7 +370,7 @@ class _Transcript:
                 value = "\n\n".join(self.assistant)
             else:
                 value = "\n\n".join(m.content for m in self.conversation)
-            self._texts[scope] = spoken_g(value)  # every check reads "takin'" as "taking" (round 84)
+            self._texts[scope] = spoken(value)  # every check reads "takin'" as "taking" (round 84)
         return self._texts[scope]
 
     def diagnosis_turn(self) -> int | None:
@@ -538,6 +541,9 @@ _SEND_RE = re.compile(rf"\b(?:call\w*|ring|dial|phone|{EMERGENCY_NUMBERS}|a&e|ed
                       re.IGNORECASE)
 
 
+# round 86: what is already done, then where the patient goes: "Cardiology already called: straight to da cath lab"
+_DONE_LEAD_RE = re.compile(r"\b(?:called|paged|bleeped|activated|alerted|informed|notified|aware|on\s+(?:the|their)\s+way)\s*$",
+                           re.IGNORECASE)
 _NEEDS_LEAD_RE = re.compile(r"\s*(?!(?:this|that|it|which|he|she|you|they|we|i|your|his|her|their|the|my|our)\b)"
                             r"([^.!?\n]{3,120}?)\s+(?:needs?|warrants?|requires?)\s+(?:(?:an?|urgent|immediate|same[- ]day)\s+)?",
                             re.IGNORECASE)
@@ -612,7 +618,8 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # ("Sats below 90: admit" is a threshold, a condition)
     found = bool(_DONE_NOW_RE.match(match.group(0))) and _measured_findings(lead[0])
     if len(lead) > 1 and not _PLAN_HEAD_RE.match(head) and not done_now and not found \
-            and not _EMERGENCY_RE.search(lead[0]) and (":" in head or _names_symptoms(lead[0])):
+            and not _EMERGENCY_RE.search(lead[0]) and not _DONE_LEAD_RE.search(lead[0]) \
+            and (":" in head or _names_symptoms(lead[0])):
         return False
     if _CONDITIONAL_RE.search(clause_after) and (not _IMMEDIATE_RE.match(clause_after) or _NOW_IF_RE.match(clause_after)):
         return False

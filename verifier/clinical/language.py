@@ -19,7 +19,7 @@ from verifier.clinical.data import (
     stem,
 )
 from verifier.clinical.orders import read_order
-from verifier.diagnosis import spoken_g
+from verifier.diagnosis import spoken
 
 if TYPE_CHECKING:
     from verifier.types import Case
@@ -77,7 +77,7 @@ def intents(sentence: str, *, implied: bool = True) -> frozenset[str]:
     what asking it asks too (where the pain goes is where it is felt; an item about the spread still wants the
     spread asked, not only where it began)."""
     layer = _layer()
-    sentence = spoken_g(sentence)  # "what's goin' on?" asks what "what's going on?" asks (round 84)
+    sentence = spoken(sentence)  # "what's goin' on?" asks what "what's going on?" asks (round 84)
     found = frozenset(key for key, asks, _ in layer.intents if asks.search(sentence))
     return found.union(*(layer.implied.get(key, frozenset()) for key in found)) if implied else found
 
