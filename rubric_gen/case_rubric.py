@@ -227,6 +227,9 @@ _EMPATHY_TERMS = [
     # round 85: "This is common and treatable, please do not feel embarrassed."
     "not feel embarrassed", "don't feel embarrassed", "nothing to be embarrassed", "no need to be embarrassed",
     "rough do",  # round 86: "Rough do, lad, but it's fixable."
+    # round 87: "that looks some sore, my love", "Nuh fret, don't fret" (a bare "don't fret about that" was reassurance to
+    # round 35's examiner)
+    "looks some sore", "look some sore", "nuh fret",
     # round 49: "Tough break for an athlete", the Kreyòl "Pa pè" ("don't be scared"), "I've got you", the Geordie "Poor
     # bairn, he's had a rough couple of nights", "Hard night, pet"
     "tough break", "rough break", "pa pè", "pa pe", "don't be scared", "do not be scared", "no need to be scared",
@@ -476,8 +479,9 @@ _SAFETY_NET_RE = (
     rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))to (?:the )?(?:{_NET_EMERGENCY}|a&e|ed|er)\s+(?:for|if|with)\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     rf"{_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
     # round 82: "Come in/ED for sudden severe pelvic pain, new fracture, or low mood" ("Come in/ED for your results" is care)
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:come (?:in|back)|back|return)\s*(?:/|\bor\b)\s*(?:to )?(?:the )?(?:{_NET_EMERGENCY}|a&e|ed|er)"
-    rf"\s+(?:for|if|with)\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
+    # (round 87: "RTC or ED same day for a hot, swollen, red joint")
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:come (?:in|back)|back|return|rtc)\s*(?:/|\bor\b)\s*(?:to )?(?:the )?(?:{_NET_EMERGENCY}|a&e|ed|er)"
+    rf"(?:\s+(?:same[- ]day|today|urgently|right away|straight away))?\s+(?:for|if|with)\s+(?!{CARE_WORDS}|(?:your|my|her|his)\s){_IN_SENTENCE}{{2,80}}?(?:,|\bor\b)"
     # on the ward: "Tell the nurse immediately about any bleeding that won't stop"
     # (round 59: "call staff straight away for ...", "Tell your RN right away for ...")
     r"|\bcall (?:staff|the staff|nurses?|the nurses?|your nurse|(?:your |the )?rn) (?:immediately|straight away|right away|at once"

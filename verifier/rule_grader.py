@@ -547,6 +547,10 @@ _DONE_LEAD_RE = re.compile(r"\b(?:called|paged|bleeped|activated|alerted|informe
 _NEEDS_LEAD_RE = re.compile(r"\s*(?!(?:this|that|it|which|he|she|you|they|we|i|your|his|her|their|the|my|our)\b)"
                             r"([^.!?\n]{3,120}?)\s+(?:needs?|warrants?|requires?)\s+(?:(?:an?|urgent|immediate|same[- ]day)\s+)?",
                             re.IGNORECASE)
+_IF_NEEDED_RE = re.compile(r"(?<=[a-z] )if\s+(?:needed|necessary|required|indicated|appropriate|tolerated)\b", re.IGNORECASE)
+_RESULT_CHECK_RE = re.compile(r"\s*if\s+(?:your|the|his|her)\s+(?:[\w-]+\s+){0,2}?(?:clotting|bloods?|tests?|results?|scans?|ct|inr"
+                              r"|platelets|glucose|sugar|kidney\s+function)\s+(?:comes?\s+back|is|are)\s+(?:fine|normal|ok|okay|clear"
+                              r"|good|as\s+expected)\s*,[^,.!?\n]*", re.IGNORECASE)
 _NET_HEADING_RE = re.compile(r"(?:^|(?<=[.!?]))\s*(?:[-*\u2022]\s*)?(?:return\s+precautions|red\s+flags?|warning\s+signs?|safety[- ]net(?:ting)?"
                              r"|when\s+to\s+(?:come\s+back|return|worry|seek\s+help))\s*:[^.!?\n:]+[.;]\s*$", re.IGNORECASE)
 _NOW_ARROW_RE = re.compile(r"\b(?:now|immediately|stat|asap|right\s+away|straight\s+away)\s*(?:\u2192|->)\s*$", re.IGNORECASE)
@@ -582,7 +586,11 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     if re.search(r"\w[^\n]*(?:\u2192|->)", text[start : match.start()]) \
             and not _NOW_ARROW_RE.search(text[start : match.start()]):
         return False
-    if _CONDITIONAL_RE.search(text[start : match.start()]) or _RULE_HEAD_RE.match(text[start : match.start()]):
+    # (round 87: "oxygen if needed" qualifies a step of the plan, and "If your clotting comes back fine, you'll get the
+    # clot-busting drip straight away" waits on a result, not on the patient getting worse)
+    condition = _IF_NEEDED_RE.sub(" ", text[start : match.start()])
+    if (_CONDITIONAL_RE.search(condition) and not _RESULT_CHECK_RE.fullmatch(condition)) \
+            or _RULE_HEAD_RE.match(text[start : match.start()]):
         return False
     # round 60: "that's" pointing back to a condition just named: "Come in immediately for saddle numbness, ... fever;
     # that's a medevac for MRI"

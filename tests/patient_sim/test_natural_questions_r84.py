@@ -1,4 +1,4 @@
-"""Questions the template patient left unanswered in rounds 82 to 84 (data/natural/dev/answerable/), on a made-up record
+"""Questions the template patient left unanswered in rounds 82 to 87 (data/natural/dev/answerable/), on a made-up record
 beside a lookalike: "what's goin' on?" is the open question "what's going on?", and "When he puts the head backward, it
 is better?" asks about neck extension."""
 
@@ -27,3 +27,13 @@ def test_a_dropped_g_opens_the_story(question: str, told: bool) -> None:
 def test_the_head_backward_is_neck_extension(question: str, told: bool) -> None:
     case = _case(chief_complaint="Noisy breathing", secondary_symptoms=["Recurrent stridor", "Relief with neck extension"])
     assert any("neck extension" in fact for fact in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("How's she goin', my son?", True),  # depression, us_abbrev (round 87: the Newfoundland greeting)
+    ("Wha gwaan, mi bredda?", True),  # agentclinic-0055, gp_lay (round 87: the Jamaican "what's going on?")
+    ("How's she going to get home?", False),
+])
+def test_a_greeting_of_round_87_opens_the_story(question: str, told: bool) -> None:
+    case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
+    assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
