@@ -85,7 +85,9 @@ _SHORT_WORDS = frozenset({"arm", "arms", "jaw", "leg", "eye", "ear", "hip", "toe
 # Words shared by most questions of a complaint: they never distinguish one key question.
 _UNDISTINGUISHING = frozenset({"pain", "painful", "ache", "aches", "hurt", "hurts", "get", "notice", "noticed", "feel",
                                "anywhere", "anything", "else", "lately", "often", "still", "ever", "usually",
-                               "happen", "happens", "occur", "occurs", "noted"})
+                               "happen", "happens", "occur", "occurs", "noted",
+                               # round 88: "Is he drinking and making wet nappies?" asks about two things, not "making"
+                               "make", "makes", "making", "made"})
 _EMPATHY_TERMS = [
     "sorry", "understand", "understandable", "worried", "worrying",
     # the patient's concern, not "any concerns, call us" or "concern for enterocolitis"
@@ -111,6 +113,9 @@ _EMPATHY_TERMS = [
     "did exactly the right thing", "anything you've done", "anything you did", "nothing you did", "nothing you've done",
     "doing brilliantly", "doing a great job", "doing a brilliant job", "doing a good job", "doing great",
     "doing so well", "i'm glad", "i am glad", "really glad", "so glad", "well done",
+    # round 89: "Ag shame, that sounds miserable" (nine examiner marks, none against); "you were right to come" (six)
+    "ag shame", "right to come",
+    "fright",  # round 90: "that must give you a wonderful fright"
     "big diagnosis", "big news", "lot to deal with", "lot to hear", "not you being weak", "not a weakness",
     "poor you", "coping with a lot", "been through a lot",
     # round 25: "You've done nowt wrong, love", "you've done right coming in now"
@@ -333,7 +338,9 @@ _NET_NEXT = (rf"(?:go|head|get) (?:straight |right )?to (?:{_NET_EMERGENCY}|hosp
              r"gp)|your (?:gp|doctor))|seek (?:\w+ )?(?:help|care|attention|advice)|return (?:straight away|immediately|promptly|"
              r"sooner|urgently|to (?:the )?(?:a&e|ed|er|hospital))")
 # Inside one sentence: a decimal point ("a fever over 100.4", "38.5") does not end it.
-_IN_SENTENCE = r"(?:[^.!?\n]|(?<=\d)\.(?=\d)|\.\.\.)"  # nor an ellipsis: "If the redness spreads... come straight back"
+# nor an ellipsis: "If the redness spreads... come straight back"; nor a tag checked back mid-sentence ("Bring him back
+# the same day, wi?, if he becomes very sleepy")
+_IN_SENTENCE = r"(?:[^.!?\n]|(?<=\d)\.(?=\d)|\.\.\.|\?(?=,))"
 # What makes advice conditional, besides "if": "in the unlikely event that", "with any of these", "any one of these".
 _NET_IF = (r"if|should|in case|whenever|unless|in the (?:unlikely )?event|with any of (?:these|those|them)"
            r"|any (?:one )?of (?:these|those|the following)|at the first sign|the moment you")
@@ -372,6 +379,14 @@ _SAFETY_NET_RE = (
     # a rule: "a fever, green vomit, or a floppy baby means come straight to the ER" ("This means calling 999" is outright)
     rf"|(?<!\bthis )(?<!\bthat )(?<!\bit )(?<!\bwhich )\bmeans?\s+(?:(?:you|they)\s+(?:should|must|need\s+to)\s+)?"
     rf"(?:come|go|head|get|call|ring|phone|dial|return|bring \w+)\b{_IN_SENTENCE}{{0,30}}\b(?:{_NET_TERMINAL})"
+    # round 88: "A temperature of 38 or more, or him going off his feeds, means he needs seeing the same day"
+    r"|,[^.!?\n]{0,160}\bmeans? (?:he|she|they|you|the baby|baby) (?:needs?|should be|must be) (?:seeing|seen|checking|checked|"
+    r"reviewing|reviewed|looking at) (?:the same day|same[- ]day|today|straight away|right away|urgently|at once)\b"
+    # round 88: a list, then the emergency, now: "voices telling you to self-harm, or suicidal thoughts, 999 or A&E now"
+    rf"|,[^.!?\n]{{0,160}},\s*(?:{_NET_EMERGENCY})(?:\s*(?:/|\bor\b)\s*(?:{_NET_EMERGENCY}))?\s+(?:now|straight away|right away|at once|immediately)\s*(?:[.!]|$)"
+    # round 88: what is worse, then a dash and the call: "Worse dizziness or pain before theatre - shout."
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:worse|worsening|more|new|any)\b[^.!?\n]{3,100}\s[-\u2013\u2014]\s*(?:shout|yell|call out|"
+    r"press the (?:bell|buzzer)|tell (?:the |a |your )?(?:nurses?|staff|rn))\b"
     # the American chart's "ER precautions discussed", "RTC/ER precautions reviewed", "Return/ED precautions given"
     r"|\b(?:return|rtc|er|ed|a&e|strict return)(?:\s*/\s*(?:er|ed|return|rtc))?\s+precautions\b"
     # "that's an A&E job", "that's 999, not us"; the condition asked first: "... drooling? Then it's straight to A&E"
@@ -415,7 +430,13 @@ _SAFETY_NET_RE = (
     # round 44: "Falls, chokin', hallucinations, sudden confusion: back quick"; "Thoughts worse, any plan: call or text
     # 9-8-8, or 911"
     rf"|back (?:quick|quickly|soon|sooner|sharpish|straight away|right away)|(?:call|text|ring|dial)(?: or (?:text|call))? "
-    rf"(?:{HELP_NUMBERS}))\b"  # (the help numbers hold the urgent ones)
+    rf"(?:{HELP_NUMBERS})"
+    # round 89: "Worse pain, dizziness, feeling faint, or more breathless: say so straight away"; "Pain worse, faint,
+    # breathless: shout."
+    r"|say so (?:straight away|right away|at once|immediately)|shout|yell|call out)\b"  # (the help numbers hold the urgent ones)
+    # round 89: "worsening confusion, SOB, chest pain, dark or scant urine, you tell the nurse right away"
+    rf"|,{_IN_SENTENCE}{{0,160}},\s*you\s+(?:tell|call|ring|page|buzz)\s+(?:the |a |your )?(?:nurses?|rn|staff|us|me|team)\s+"
+    r"(?:right away|straight away|at once|immediately|now)\b"
     # round 42: "Call sooner for new fractures, severe pelvic pain, or low mood"; "Call for new fracture, ..."
     r"|\b(?:call|ring|phone|contact)(?: (?:us|me|the clinic|the surgery|the practice|your gp|your doctor))?"
     r"(?: (?:sooner|earlier|back|right away|straight away|urgently))? for (?:any |a )?(?:new|worse|worsening|more|severe|sudden)\b"
@@ -463,7 +484,8 @@ _SAFETY_NET_RE = (
     # a condition led by "any": "Any further fits, breathing pauses or colour change, call the nurse at once."
     # "Anything worse, more faint, more pain, breathless, press the bell at once."
     rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))(?:any\s+{_NOT_QUESTIONS}|anything\s+(?=(?:worse|new|unusual|different|concerning)\b))"
-    rf"{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let|press)\b"
+    rf"{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let|press"
+    r"|straight (?:back )?to|head (?:straight )?to)\b"  # round 89: "Any new sudden scrotal pain ..., straight to the ED"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
     # "Urgent: chest pain, fainting, breathless at rest", "Same-day review: pale stools, dark urine, ..."

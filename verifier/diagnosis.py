@@ -320,13 +320,18 @@ _DROPPED_G = re.compile(r"(?<!['\u2019])\b([A-Za-z]{2,})in['\u2019](?![A-Za-z])"
 # the spoken "da" for "the" (round 86, Hawaiian Pidgin: "straight to da cath lab", "a clot on da lung"), in lower case and
 # before a word
 _DA = re.compile(r"\bda\b(?= [a-z])")
+# the Southern "y'all" for "you" (round 88: "Y'all did exactly right bringing her")
+_YALL = re.compile(r"\b([Yy])(?:'|\u2019)all\b")
 
 
 def spoken(text: str) -> str:
     """``text`` with spoken forms written as the standard words: a dropped "-in'" as "-ing" ("we're takin' you straight
-    round to the scanner"), "da" as "the"; so that every check reads the dialect as it reads the standard word."""
+    round to the scanner"), "da" as "the", "y'all" as "you"; so that every check reads the dialect as it reads the
+    standard word."""
     if "in'" in text or "in\u2019" in text:  # a plain substring test first: most texts have neither form
         text = _DROPPED_G.sub(r"\1ing", text)
+    if "'all" in text or "\u2019all" in text:
+        text = _YALL.sub(r"\1ou", text)
     return _DA.sub("the", text) if "da " in text else text
 
 

@@ -90,6 +90,8 @@ _EMERGENCY_RE = re.compile(
     r"|\bnow\s*:\s*[^.!?\n]{0,40}?\b(?:theatres?|the\s+or|(?-i:OR)|operating\s+room|laparoscop\w*|laparotomy)\b"  # "Now: OR with gyne"
     # round 26: "Staying with us."; a critical-care bed ("... hourly glucose. ICU.")
     r"|\bstay(?:ing)?\s+with\s+us\b|\b(?:to|into)\s+(?:the\s+)?(?:icu|itu|hdu|ccu)\b"
+    # round 89: "The plan: you're staying in." (not "you're staying in bed")
+    r"|\b(?:you're|you\s+are|he's|he\s+is|she's|she\s+is)\s+staying\s+in(?:\s+(?:hospital|with\s+us))?(?=\s*[.;,\n]|\s*$)"
     # round 27: "The surgical team are seeing you urgently"; "taking you for clot retrieval"
     # round 49: clipped, "Surgery team seeing you now"
     r"|\b(?:team|surgeons?|registrar|consultant)\s+(?:(?:are|is|will\s+be)\s+)?(?:seeing|coming\s+to\s+see|reviewing)\s+"
@@ -118,7 +120,7 @@ _EMERGENCY_RE = re.compile(
     # round 57: or a dash and why ("Admit \u2014 you're hypoxic."), or a numbered step ("3. Admission to hospital because
     # of the low oxygen.")
     r"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] )|(?<=\n- )|(?<=\n\u2022 )|(?<=\n\* )|(?<=\u2192 )|(?<=-> ))"
-    r"(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?|admit\s+to\s+(?:the\s+)?hospital(?=\s*:)"  # round 86: "Admit to hospital: oxygen low"
+    r"(?:resus(?:citation)?(?: (?:bay|room|area|now))?|admit(?: (?:now|today))?|admitting|admit\s+to\s+(?:the\s+)?hospital(?=\s*:)"  # round 86: "Admit to hospital: oxygen low"
     r"|admission(?:\s+to\s+(?:the\s+)?hospital)?)"  # round 63: "1. Admission, with oxygen and monitoring."
     r"(?=\s*(?:[.,;:\n]|\.\.\.|[-\u2013\u2014]\s)|\s*$|\s+(?:because|for|now|today|tonight|given)\b)"
     # round 29: "MICU admit."; a critical-care bed as an item of the plan ("Plan: IV ceftriaxone now, ICU, isolation")
@@ -303,7 +305,9 @@ _CONDITIONAL_RE = re.compile(r"\b(?:if|should|in case|whenever|unless|otherwise|
                              r"|any of (?:these|those|the following)|at the first sign|the moment you|in doubt"
                              r"|were\s+(?:you|it|things|they|she|he)\s+to)\b",  # "Were it to get worse, go to A&E"
                              re.IGNORECASE)
-_PLAN_HEAD_RE = re.compile(r"\s*(?:plan|management|treatment|disposition|actions?|impression|assessment|diagnosis|next steps?|now"
+# (round 89: "The plan: you're staying in.")
+_PLAN_HEAD_RE = re.compile(r"\s*(?:(?:the|my|our)\s+)?(?:plan|management|treatment|disposition|actions?|impression|assessment"
+                           r"|diagnosis|next steps?|now"
                            r"|immediately|right now|emergency"
                            r"|what(?:'s| is)?\s+(?:happens|happening|we(?:'ll|\s+will|'re\s+going\s+to)?\s+do|"
                            r"i(?:'ll|\s+will|'m\s+going\s+to)\s+do|needs\s+to\s+happen)(?:\s+now|\s+next)?"
@@ -321,7 +325,9 @@ _KEPT_IN_RE = re.compile(r"(?:keep(?:ing)?\s+(?:you|her|him|them)|be\s+kept)\s+i
 _YOU_WILL_RE = re.compile(r"\b(?:you'll|you\s+will)\s+$", re.IGNORECASE)
 # "You need to stay in hospital" is kept in now; "You'll need to stay in hospital after the operation" is not
 _NEED_TO_STAY_RE = re.compile(r"(?<!'ll )(?<!will )\bneeds?\s+to\s+$", re.IGNORECASE)
-_DONE_NOW_RE = re.compile(r"emergency|admi|thromb|alteplase|tenecteplase|tnk|tpa|clot|lytic", re.IGNORECASE)  # what the doctor is doing, not where to go
+# what the doctor is doing, not where to go (round 90: "In shock: fast fluids, ICU now.")
+_DONE_NOW_RE = re.compile(r"emergency|admi|thromb|alteplase|tenecteplase|tnk|tpa|clot|lytic|[mps]?icu\b|itu\b|hdu\b|ccu\b",
+                          re.IGNORECASE)
 _NOW_RE = re.compile(r"\b(?:now|immediately|right away|straight away|at once)\b", re.IGNORECASE)
 _IMMEDIATE_RE = re.compile(r"^\W*(?:now|immediately|right away|straight away|at once|urgently|today)\b", re.IGNORECASE)
 # Safety-netting written as a rule rather than an "if": "Chest pain with sweating means call 999", "For chest
@@ -533,7 +539,9 @@ def _a_sign(item: str) -> bool:
 
 
 # "come back sooner, or seek urgent help, if ..."; "ring 999 or go to A&E, if you can't swallow"
-_GO_AT_ONCE_RE = re.compile(r"emergency[,:;]?\s+(?:straight\s+away|right\s+away|immediately|at\s+once)", re.IGNORECASE)
+# (round 89: or the place itself, "Can't swallow fluids, drooling, breathing trouble: emergency department now.")
+_GO_AT_ONCE_RE = re.compile(r"emergency[,:;]?\s+(?:straight\s+away|right\s+away|immediately|at\s+once)"
+                            r"|emergency\s+(?:department|room)", re.IGNORECASE)
 _COMMA_IF_RE = re.compile(r"\s*(?:,?\s*(?:(?:or|and)\s+)?[^,.!?;\n]{1,40}?){0,2},\s*(?:if|should|in case|whenever|unless)\b",
                           re.IGNORECASE)
 _SEND_RE = re.compile(rf"\b(?:call\w*|ring|dial|phone|{EMERGENCY_NUMBERS}|a&e|ed|er|emerg|emergency\s+(?:room|department|services)"
@@ -542,8 +550,10 @@ _SEND_RE = re.compile(rf"\b(?:call\w*|ring|dial|phone|{EMERGENCY_NUMBERS}|a&e|ed
 
 
 # round 86: what is already done, then where the patient goes: "Cardiology already called: straight to da cath lab"
-_DONE_LEAD_RE = re.compile(r"\b(?:called|paged|bleeped|activated|alerted|informed|notified|aware|on\s+(?:the|their)\s+way)\s*$",
-                           re.IGNORECASE)
+_DONE_LEAD_RE = re.compile(r"\b(?:called|paged|bleeped|activated|alerted|informed|notified|aware|on\s+(?:the|their)\s+way)\s*$"
+                           # round 89: "I'm calling the heart team now: you're going straight to the cath lab"
+                           r"|\b(?:i'm|i\s+am|we're|we\s+are|i've|we've)\s+(?:calling|paging|ringing|bleeping|phoning|called|"
+                           r"paged|rung|bleeped)\b[^.!?\n]{0,40}$", re.IGNORECASE)
 _NEEDS_LEAD_RE = re.compile(r"\s*(?!(?:this|that|it|which|he|she|you|they|we|i|your|his|her|their|the|my|our)\b)"
                             r"([^.!?\n]{3,120}?)\s+(?:needs?|warrants?|requires?)\s+(?:(?:an?|urgent|immediate|same[- ]day)\s+)?",
                             re.IGNORECASE)

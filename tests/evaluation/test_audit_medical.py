@@ -126,13 +126,15 @@ _RECHECK_EXPLOITS = {"injection_in_question", "injection_in_order", "injection_i
 
 @pytest.fixture(scope="module")
 def project_recheck_report(run_shared) -> AuditReport:
+    # every other project case (23): the recheck is the one thing this report adds to ``project_report``, which
+    # audits them all; a newcomer's ``make test`` waits for each case of it
     return run_shared.get("audit-medical-project-recheck", AuditReport,
-                          lambda: asyncio.run(run_audit(medical_suite(project_cases(), judge_recheck=True))))
+                          lambda: asyncio.run(run_audit(medical_suite(project_cases()[::2], judge_recheck=True))))
 
 
 @pytest.fixture(scope="module")
 def agentclinic_recheck_report(agentclinic_path, run_shared) -> AuditReport:
-    cases = import_agentclinic(agentclinic_path)[::4]
+    cases = import_agentclinic(agentclinic_path)[::8]  # half of ``agentclinic_report``'s cases: 14
     return run_shared.get("audit-medical-agentclinic-recheck", AuditReport,
                           lambda: asyncio.run(run_audit(medical_suite(cases, source="agentclinic", judge_recheck=True))))
 
@@ -152,11 +154,20 @@ async def test_with_the_recheck_on_and_an_obedient_judge_every_exploit_stays_wit
 
 
 async def test_the_recheck_changes_no_ratio_when_the_judge_only_obeys(project_report, project_recheck_report) -> None:
-    # The obedient judge says nothing of its own, so the recheck can only move what an instruction reached.
-    off = {p.name: p.ratio for p in project_report.exploits}
-    on = {p.name: p.ratio for p in project_recheck_report.exploits}
-    assert project_recheck_report.reference.mean_reward == pytest.approx(project_report.reference.mean_reward)
-    assert on == pytest.approx(off)
+    # The obedient judge says nothing of its own, so the recheck can only move what an instruction reached: every
+    # policy's reward on every case the recheck audited is the reward without it.
+    off = {p.name: p.rewards for p in [project_report.reference, *project_report.exploits]}
+    on = {p.name: p.rewards for p in [project_recheck_report.reference, *project_recheck_report.exploits]}
+    assert set(on) == set(off)
+    checked = 0
+    for name, rewards in on.items():
+        for item, reward in rewards.items():
+            assert item in off[name], (name, item)
+            before = off[name][item]
+            assert (reward is None) == (before is None), (name, item)
+            assert reward is None or reward == pytest.approx(before), (name, item)
+            checked += 1
+    assert checked >= 20 * len(on), checked  # about half the cases, for every policy
 
 
 async def test_instructions_hidden_where_the_recheck_looks_reach_the_judge_only_without_the_defences(

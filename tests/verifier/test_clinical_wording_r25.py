@@ -313,8 +313,8 @@ def test_heart_failure_the_case_weighs_as_a_rival_is_still_a_second_diagnosis() 
     assert not _met(case, turns, "States the correct final diagnosis") and _met(case, turns, "States a final diagnosis that")
 
 
-@pytest.mark.parametrize(("question", "asked"), [("Is he taking PO OK? How's his UOP, as many wet diapers as usual?", True),
-                                                 ("Any PO meds? How's his UOP, as many wet diapers as usual?", False)])
+@pytest.mark.parametrize(("question", "asked"), [("Is he taking PO OK?", True),
+                                                 ("Any PO meds?", False)])
 def test_po_intake_is_drinking(question: str, asked: bool) -> None:
     case = _case(final_diagnosis="Acute otitis media", key_questions=["Is he drinking and making wet nappies?"])
     assert _asked(case, question, "Before giving a diagnosis, asks: Is he drinking") is asked

@@ -144,15 +144,18 @@ def test_a_greeting_and_a_joint_are_not_self_harm() -> None:
 
 
 @pytest.mark.parametrize(("turn", "asked"), [
-    ("Is he still drinking? Are his nappies as wet as usual?", True),  # two questions, one thing asked together
-    ("Is he still drinking? Any rash?", False),
-    ("Are his nappies as wet as usual? Any rash? Is he still drinking?", False),  # not one after the other
+    ("Any cough? Any wheeze?", True),  # two questions, one thing asked together
+    ("Any cough? Any rash?", False),
+    ("Any wheeze? Any rash? Any cough?", False),  # not one after the other
 ])
 def test_a_question_and_the_one_before_it_ask_together(turn: str, asked: bool) -> None:
-    case = _case(final_diagnosis="Acute otitis media",
-                 key_questions=["Is he drinking and making wet nappies?", "Any fever?", "Which ear?"])
-    assert _met(case, [turn, "DIAGNOSIS: Acute otitis media\nParacetamol."],
-                "Before giving a diagnosis, asks: Is he drinking and making wet nappies?") is asked
+    """(Until round 88 this test asked "Is he drinking and making wet nappies?", read as needing both halves because it
+    compiled a third group, "mak", that no question met. Its 104 examiner marks, and those of the project's other
+    two-thing questions ("How is your mood and enjoyment?", thirty of them), credit either half: a question of three
+    things, two of which are needed, carries the test now.)"""
+    case = _case(final_diagnosis="Asthma", key_questions=["Any cough, wheeze or breathlessness?", "Any fever?"])
+    assert _met(case, [turn, "DIAGNOSIS: Asthma\nInhaler."],
+                "Before giving a diagnosis, asks: Any cough, wheeze or breathlessness?") is asked
 
 
 def test_show_me_where_asks_the_site() -> None:

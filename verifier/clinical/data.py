@@ -163,6 +163,9 @@ class LanguageData(BaseModel):
     # a finding (concept id) -> the lay symptoms a fact stating it answers ("no respiratory distress" answers "Out of
     # breath?", "soft speech" answers "Voice?"); read by the patient only
     told_as: dict[str, list[str]] = Field(default_factory=dict)
+    # a concept (id) -> what a question naming it alone asks too: a terse "Eating?" asks about the appetite, where
+    # "Pain after eating?" does not
+    alone: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> LanguageData:
@@ -180,6 +183,10 @@ class LanguageData(BaseModel):
                          - {c.id for c in self.concepts})
         if unknown:
             raise ValueError(f"told_as: unknown concept ids {unknown}")
+        unknown = sorted(({k for keys in self.alone.values() for k in keys} | set(self.alone))
+                         - {c.id for c in self.concepts})
+        if unknown:
+            raise ValueError(f"alone: unknown concept ids {unknown}")
         unknown = sorted({k for i in self.intents for k in i.implies} - {i.id for i in self.intents})
         if unknown:
             raise ValueError(f"intents: implies unknown intent ids {unknown}")
@@ -265,6 +272,7 @@ class _Layer:
     conditions: frozenset[str]
     systems: dict[str, frozenset[str]]  # body system (site key) -> the symptoms a blanket negative about it answers
     told_as: dict[str, frozenset[str]]  # finding key -> the lay symptoms a fact stating it answers (the patient only)
+    alone: dict[str, frozenset[str]]  # concept key -> what a question naming it alone asks too
     made_of: tuple[tuple[str, tuple[frozenset[str], ...]], ...]
     implied: dict[str, frozenset[str]]  # intent key -> the intents asking it asks too
     found_by: dict[str, tuple[str, ...]]
@@ -359,6 +367,7 @@ def _layer() -> _Layer:
                   conditions=frozenset(c.id for c in language.concepts if c.condition),
                   systems={site: frozenset(keys) for site, keys in language.systems.items()},
                   told_as={sign: frozenset(keys) for sign, keys in language.told_as.items()},
+                  alone={key: frozenset(keys) for key, keys in language.alone.items()},
                   implied={INTENT + i.id: frozenset(INTENT + k for k in i.implies) for i in language.intents if i.implies},
                   made_of=tuple((c.id, tuple(frozenset(parts) for parts in c.made_of if parts))
                                 for c in language.concepts if c.made_of),

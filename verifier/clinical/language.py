@@ -89,8 +89,11 @@ def answers(fact: str) -> list[str]:
 
 @lru_cache(maxsize=16384)
 def asked(question: str) -> frozenset[str]:
-    """Everything a question sentence asks about: its terms and its intents."""
-    return frozenset(terms(question)) | intents(question)
+    """Everything a question sentence asks about: its terms and its intents, and what a concept named alone, as a
+    question, asks too (a terse "Eating?" asks about the appetite; a heading "Now, food." asks nothing of its own)."""
+    named = terms(question, nested=False) if question.rstrip().endswith("?") else ()
+    extra = _layer().alone.get(named[0], frozenset()) if len(named) == 1 else frozenset()
+    return frozenset(terms(question)) | intents(question) | extra
 
 
 @lru_cache(maxsize=16384)
