@@ -116,6 +116,8 @@ _EMPATHY_TERMS = [
     # round 89: "Ag shame, that sounds miserable" (nine examiner marks, none against); "you were right to come" (six)
     "ag shame", "right to come",
     "fright",  # round 90: "that must give you a wonderful fright"
+    # round 91: "Nowt you've done wrong, lad", "Nowt to be ashamed of"
+    "nowt you've done wrong", "nothing you've done wrong", "to be ashamed of",
     "big diagnosis", "big news", "lot to deal with", "lot to hear", "not you being weak", "not a weakness",
     "poor you", "coping with a lot", "been through a lot",
     # round 25: "You've done nowt wrong, love", "you've done right coming in now"

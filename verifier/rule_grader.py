@@ -619,7 +619,8 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
         return False
     # round 66: a clipped condition before a comma, then the call: "Exertional CP, or CP with SOB or diaphoresis, call
     # 911." ("Suspected heart attack, call 999 now" is outright)
-    if (lead_comma := _COMMA_LEAD_RE.fullmatch(text[start : match.start()])) and match.group(0).lower().startswith("call ") \
+    if (lead_comma := _COMMA_LEAD_RE.fullmatch(text[start : match.start()])) \
+            and match.group(0).lower().startswith(("call ", "ring ", "dial ", "phone ")) \
             and _names_symptoms(lead_comma.group(1)) and not _STATEMENT_RE.match(lead_comma.group(1)) \
             and not _NOW_RE.search(clause_after):
         return False
