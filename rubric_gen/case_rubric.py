@@ -52,7 +52,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "26"
+CASE_RUBRIC_VERSION = "27"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
