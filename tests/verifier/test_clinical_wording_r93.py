@@ -24,11 +24,11 @@ def test_the_starts_of_round_93(question: str, onset: bool) -> None:
 
 
 @pytest.mark.parametrize(("question", "asked"), [
-    ("More often?", True),  # agentclinic-0067, terse
+    ("More often?", True),  # agentclinic-0067, terse (after the pauses)
     ("More blue?", False),
 ])
 def test_more_often_asks_whether_the_spells_are_more_frequent(question: str, asked: bool) -> None:
     case = _case(final_diagnosis="Anaemia of prematurity", secondary_symptoms=["increased frequency of apneic episodes"],
                  source="agentclinic")
-    turns = ["Pauses in his breathing?", question, "DIAGNOSIS: Anaemia of prematurity\nTransfusion."]
+    turns = [f"Pauses in his breathing? {question}", "DIAGNOSIS: Anaemia of prematurity\nTransfusion."]
     assert _met(case, turns, "Before giving a diagnosis, asks about increased frequency") is asked
