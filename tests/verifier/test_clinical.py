@@ -392,7 +392,9 @@ def test_the_language_data_refuses_a_duplicate_id_and_an_unknown_generic_concept
     assert data._read(Path(data.__file__).parent / "language.yaml", data.LanguageData).concepts
     twice = {**shipped, "concepts": [*shipped["concepts"], {"id": shipped["concepts"][0]["id"], "phrases": ["x"]}]}
     unknown = {**shipped, "generic": [*shipped.get("generic", []), "no-such-concept"]}
-    for bad, message in ((twice, "duplicate ids"), (unknown, "unknown concept ids ['no-such-concept']")):
+    alone = {**shipped, "alone": {**shipped.get("alone", {}), "food": ["no-such-concept"]}}
+    for bad, message in ((twice, "duplicate ids"), (unknown, "unknown concept ids ['no-such-concept']"),
+                         (alone, "alone: unknown concept ids ['no-such-concept']")):
         path = tmp_path / "language.yaml"
         path.write_text(yaml.safe_dump(bad), encoding="utf-8")
         with pytest.raises(ValueError, match=re.escape(message)) as error:
