@@ -1,4 +1,4 @@
-"""Questions the template patient left unanswered in rounds 82 to 87 (data/natural/dev/answerable/), on a made-up record
+"""Questions the template patient left unanswered in rounds 82 to 93 (data/natural/dev/answerable/), on a made-up record
 beside a lookalike: "what's goin' on?" is the open question "what's going on?", and "When he puts the head backward, it
 is better?" asks about neck extension."""
 
@@ -35,5 +35,14 @@ def test_the_head_backward_is_neck_extension(question: str, told: bool) -> None:
     ("How's she going to get home?", False),
 ])
 def test_a_greeting_of_round_87_opens_the_story(question: str, told: bool) -> None:
+    case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
+    assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("Ow am ya, bab?", True),  # agentclinic-0067, gp_lay (round 93: the Black Country "how are you?")
+    ("Ow, am I pressing too hard?", False),
+])
+def test_the_black_country_greeting_opens_the_story(question: str, told: bool) -> None:
     case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
     assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
