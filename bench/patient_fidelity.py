@@ -74,6 +74,7 @@ from patient_sim.cases import import_agentclinic, project_cases  # noqa: E402
 from patient_sim.doctors import question_sentence, reference_history, reference_questions, test_name  # noqa: E402
 from patient_sim.facts import case_facts  # noqa: E402
 from patient_sim.loop import SamplingConfig, new_env, run_consultation  # noqa: E402
+from patient_sim.patient import asks_leave  # noqa: E402
 from patient_sim.personas import BIASES, MBTI_TYPES, Persona, sample_persona  # noqa: E402
 from policy.sft_data import ScriptedDoctorClient  # noqa: E402
 from verifier.llm import ChatClient, Completion, LLMError  # noqa: E402
@@ -437,7 +438,9 @@ async def ask_history(case: Case, doctor_turns: list[str], seed: int, patient: C
     answerable = answerable or {}
     silent = []
     for question in doctor_turns:
-        guess = fd.record_silent(question, facts)
+        # a request for leave ("Several questions, is OK?") asks for consent, not for a fact: the record holds none
+        # for it, as the clinicians' annotation of the AgentClinic questions says of it too
+        guess = fd.record_silent(question, facts) or asks_leave(question)
         if question in answerable:  # the clinicians' call decides; the heuristic is only compared with it
             answers.annotated += 1
             answers.agreement[f"annotation_{'answerable' if answerable[question] else 'silent'}"

@@ -64,8 +64,11 @@ _RELATIONS = re.compile(r"^(father|mother|brother|sister|son|daughter|grand\w+|a
 _LEAVE_RE = re.compile(
     r"^\W*(?:(?:now(?: then)?|ok(?:ay)?|right|so),?\s+)?(?:(?:may|can|could|might) i\b|(?:would|is) it (?:be )?(?:alright|all right"
     r"|ok(?:ay)?|fine) (?:if|to)\b|(?:do|would) you mind\b|mind if i\b)", re.IGNORECASE)
-_QUESTIONS_LEAVE_RE = re.compile(r"\bquestions?\W+(?:is that |would that be )?(?:alright|all right|ok(?:ay)?|fine)\W*$",
-                                 re.IGNORECASE)
+# (round 90, a Romanian-trained doctor's English: "Let me ask some questions together, is OK?", "I ask everybody this
+# question, is OK?", "I need to screen for safety, is routine, is OK?")
+_QUESTIONS_LEAVE_RE = re.compile(
+    r"\b(?:questions?|screen)\b[^?]{0,40}?\W+(?:is that |would that be |is it |is |it's |that's )?(?:alright|all right|ok(?:ay)?"
+    r"|fine)\W*$", re.IGNORECASE)
 
 
 def asks_leave(question: str) -> bool:

@@ -247,6 +247,8 @@ _EMPATHY_TERMS = [
     "running on empty",
     # round 52: "It's hard being poorly on your own", "sounds uncomfortable", "Rough luck, but it's fixable"
     "it's hard being", "it is hard being", "sounds uncomfortable", "sounds painful", "sounds miserable", "rough luck",
+    # round 94: the Irish "Ah you poor divil, you can't keep still with it"
+    "poor divil", "poor devil",
 ]
 # An apology for the doctor's own delay is no sympathy for the patient (round 45: "Hey, sorry I'm running behind",
 # "Sorry, running late"; examiners marked the terse consultations that said nothing kinder not empathic; "I'm sorry
@@ -476,7 +478,7 @@ _SAFETY_NET_RE = (
     r"|\b(?:review|follow[- ]?up|see (?:you|her|him|them)|appointment|check[- ]?up|back)\b[^.!?\n]{0,40}\b(?:sooner|earlier) if\b"
     r"(?!\s+(?:the |your |his |her |any )?(?:results?|tests?|bloods?|scans?|letters?|referrals?|x-?rays?|reports?)\b)"
     # round 46: a clipped "Back now: hot swollen joint, fever, can't bear weight, black stools"
-    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:now|straight away|right away|immediately|same[- ]day|urgently)\s*:\s*{_IN_SENTENCE}{{3,80}},"
+    rf"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:now|straight away|right away|immediately|at once|same[- ]day|urgently)\s*:\s*{_IN_SENTENCE}{{3,80}},"
     # round 46: "Until transfer: any apnea, cyanosis or limpness, stimulate him and call 111"
     rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))any\s{_NOT_QUESTIONS}{_IN_SENTENCE}{{1,80}},\s*[^.!?\n,]{{1,40}}\s(?:and|then)\s+"
     rf"(?:call|ring|dial|phone)\s+(?:{HELP_NUMBERS}|an ambulance|us|me)\b"
@@ -488,6 +490,15 @@ _SAFETY_NET_RE = (
     rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))(?:any\s+{_NOT_QUESTIONS}|anything\s+(?=(?:worse|new|unusual|different|concerning)\b))"
     rf"{_IN_SENTENCE}{{3,140}},\s*(?:call|ring|phone|dial|tell|come|go|seek|get|return|contact|let|press"
     r"|straight (?:back )?to|head (?:straight )?to)\b"  # round 89: "Any new sudden scrotal pain ..., straight to the ED"
+    # round 94: a condition led by "more" or "worse", then the bell, the emergency or the nurse: "More faint or more pain,
+    # press the buzzer, straight away." ("More fluids, more rest, call us in a week" is the plan)
+    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))(?:more|worse|worsening)\s+{_NOT_QUESTIONS}{_IN_SENTENCE}{{3,140}},\s*"
+    r"(?:press (?:the |your )?(?:buzzer|bell|call bell|call button)|tell (?:the |a |your )?(?:nurses?|staff|rn)"
+    rf"|(?:call|ring|phone|dial) (?:{HELP_NUMBERS}|an ambulance|(?:the |a |your )?(?:nurses?|rn)))\b"
+    # round 94: what is worse, listed, then "we need to know": "Any worsening SOB, hemoptysis, severe HA, confusion: we
+    # need to know"
+    rf"|(?:^|(?<=[.!?\n:])|(?<=[.!?\n:] ))(?:any\s+)?(?:worse|worsening)\b{_IN_SENTENCE}{{3,140}}:\s*(?:we|i) (?:need|want|have) to "
+    r"(?:know|hear)\b"
     rf"|\b(?:{_NET_GO})(?: (?:{_NET_SOON}))?:\s*\w"
     rf"|\breturn precautions\b{_IN_SENTENCE}{{0,20}}?:\s*\w"  # the American heading for it
     # "Urgent: chest pain, fainting, breathless at rest", "Same-day review: pale stools, dark urine, ..."

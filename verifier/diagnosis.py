@@ -322,16 +322,20 @@ _DROPPED_G = re.compile(r"(?<!['\u2019])\b([A-Za-z]{2,})in['\u2019](?![A-Za-z])"
 _DA = re.compile(r"\bda\b(?= [a-z])")
 # the Southern "y'all" for "you" (round 88: "Y'all did exactly right bringing her")
 _YALL = re.compile(r"\b([Yy])(?:'|\u2019)all\b")
+# the Geordie and Scots "hoo lang" / "how lang" for "how long" (round 94: "Hoo lang's it been going on?")
+_HOO_LANG = re.compile(r"\b([Hh])(?:oo|ow) lang\b")
 
 
 def spoken(text: str) -> str:
     """``text`` with spoken forms written as the standard words: a dropped "-in'" as "-ing" ("we're takin' you straight
-    round to the scanner"), "da" as "the", "y'all" as "you"; so that every check reads the dialect as it reads the
-    standard word."""
+    round to the scanner"), "da" as "the", "y'all" as "you", "hoo lang" as "how long"; so that every check reads the
+    dialect as it reads the standard word."""
     if "in'" in text or "in\u2019" in text:  # a plain substring test first: most texts have neither form
         text = _DROPPED_G.sub(r"\1ing", text)
     if "'all" in text or "\u2019all" in text:
         text = _YALL.sub(r"\1ou", text)
+    if " lang" in text:
+        text = _HOO_LANG.sub(r"\1ow long", text)
     return _DA.sub("the", text) if "da " in text else text
 
 

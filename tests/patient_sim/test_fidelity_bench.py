@@ -218,3 +218,15 @@ def test_the_bench_prints_the_natural_figures_without_a_model(repo_root) -> None
     assert set(project["registers"]) == {"gp_lay", "terse"} and project["consultations"] == 4
     assert project["dont_know_examples"] and all("[gp_lay]" in e or "[terse]" in e
                                                   for e in project["dont_know_examples"])
+
+
+def test_a_request_for_leave_is_no_question_for_a_fact() -> None:
+    """"Several questions, is OK?" asks for consent (round 90, a Romanian-trained doctor's English): the patient agrees,
+    and the question is left out of the fact rate, as the clinicians' annotation leaves such requests out of the
+    AgentClinic questions. A question about the case after it is still counted."""
+    bench = _bench_module()
+    case = next(c for c in project_cases() if c.id == "acute-appendicitis")
+    answers = asyncio.run(bench.ask_history(case, ["Several questions, is OK?", "Where did the pain start?"], 0,
+                                            bench.NoModel()))
+    assert (answers.asked, answers.silent, answers.answerable) == (2, 1, 1)
+    assert answers.facts == 1 and answers.dont_know == 0

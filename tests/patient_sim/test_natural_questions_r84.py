@@ -1,4 +1,4 @@
-"""Questions the template patient left unanswered in rounds 82 to 93 (data/natural/dev/answerable/), on a made-up record
+"""Questions the template patient left unanswered in rounds 82 to 94 (data/natural/dev/answerable/), on a made-up record
 beside a lookalike: "what's goin' on?" is the open question "what's going on?", and "When he puts the head backward, it
 is better?" asks about neck extension."""
 
@@ -46,3 +46,24 @@ def test_a_greeting_of_round_87_opens_the_story(question: str, told: bool) -> No
 def test_the_black_country_greeting_opens_the_story(question: str, told: bool) -> None:
     case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
     assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("Does it blanch?", True),  # bacterial-meningitis, us_abbrev (round 93)
+    ("Do they fade if you press a glass on them?", True),  # bacterial-meningitis, gp_lay
+    ("Does it fade by the evening?", False),
+])
+def test_blanching_asks_about_the_spots(question: str, told: bool) -> None:
+    case = _case(chief_complaint="Headache and fever", secondary_symptoms=["Purple spots on the legs"])
+    assert any("Purple spots" in fact for fact in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("Is it proper bad or little bit?", True),  # giant-cell-arteritis, gp_lay (round 93)
+    ("Is it canny sore or just a bit?", True),  # the Geordie form (round 94's brief)
+    ("Is it proper or not?", False),
+])
+def test_bad_or_a_little_asks_how_bad(question: str, told: bool) -> None:
+    case = _case(chief_complaint="Headache", secondary_symptoms=["Severe throbbing headache"])
+    # after the headache was named: the question asks how bad it is
+    assert any("Severe" in fact for fact in _replies(case, "Is it all over your head?", question)[1]) is told

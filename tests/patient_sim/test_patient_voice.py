@@ -165,6 +165,9 @@ def test_the_template_voice_answers_from_the_record_without_a_model() -> None:
     ("Would it be alright if I ask you a few questions about it?", True),  # round 27: asked leave, not asked about
     ("Now then, may I run through some questions with you?", True),
     ("Few questions, is that alright?", True),
+    ("Let me ask some questions together, is OK?", True),  # round 90: a Romanian-trained doctor's English
+    ("I need to screen for safety, is routine, is OK?", True),
+    ("Questions about the chest pain, is OK?", False),  # names the pain: asks about it
     ("Would you mind stepping out so I can talk with her one-on-one?", True),
     ("Can I check: any allergies?", False),  # a question about allergies, in the form of a request
     ("Any night sweats?", False),

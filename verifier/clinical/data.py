@@ -35,6 +35,7 @@ TEST, METHOD, SITE, INTENT = "test:", "method:", "site:", "intent:"
 EXAM = METHOD + "exam"
 
 
+# (round 93: "little" and "proper" are how, not what: "Is it proper bad or little bit?" names nothing of its own)
 STOPWORDS = frozenset(
     """a about above after again all also am an and any anything are as at be been before being below
     between both but by can could did do does doing don done down during each else ever few for from
@@ -43,7 +44,7 @@ STOPWORDS = frozenset(
     own please really same shall she should so some something such tell than that the their them then
     there these they this those through to too under until up us very was we were what when where which
     while who whom why will with would yes you your yours yourself i'm i've you've you're it's don't
-    doctor ok okay oh well right see thank thanks even bit slightly every
+    doctor ok okay oh well right see thank thanks even bit slightly every little proper
     one two three four five six first second third fourth fifth next""".split()  # round 76: "One, how long ...?"
 )
 
