@@ -69,6 +69,9 @@ _OPEN_QUESTION_RE = re.compile(
     # round 87: the Newfoundland "How's she goin', my son?" and the Jamaican "Wha gwaan?" (what's going on?)
     r"how(?:'s| is) she going\b(?!\s+to\b)|wh?a+h? gwaan|"
     r"^\W*ow am (?:ya|yer|you)\b|"  # round 93: the Black Country "Ow am ya, bab?" (how are you?)
+    # round 95: the Krio "Aw di bodi?" and its gloss "How is the body?" (how are you?), not a part of it ("How is the body
+    # of the pancreas?")
+    r"^\W*aw di bodi\b|^\W*how(?:'s| is) the body(?:\s+today)?(?=\W*$)|"
     # round 80: the Bahamian "How you feelin', darlin'?", "How ya doin'?", "how ya keepin'?"
     r"how (?:you|ya)(?: been)? (?:doin|feelin|keepin|doing|feeling|keeping)(?:'|g?\b)|"
     r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words|"

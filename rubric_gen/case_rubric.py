@@ -249,6 +249,8 @@ _EMPATHY_TERMS = [
     "it's hard being", "it is hard being", "sounds uncomfortable", "sounds painful", "sounds miserable", "rough luck",
     # round 94: the Irish "Ah you poor divil, you can't keep still with it"
     "poor divil", "poor devil",
+    # round 95: the Scots "Nae wonder you've been greetin' with it" (ten examiner marks of "no wonder you ...", none against)
+    "nae wonder",
 ]
 # An apology for the doctor's own delay is no sympathy for the patient (round 45: "Hey, sorry I'm running behind",
 # "Sorry, running late"; examiners marked the terse consultations that said nothing kinder not empathic; "I'm sorry

@@ -1,4 +1,4 @@
-"""Questions the template patient left unanswered in rounds 82 to 94 (data/natural/dev/answerable/), on a made-up record
+"""Questions the template patient left unanswered in rounds 82 to 95 (data/natural/dev/answerable/), on a made-up record
 beside a lookalike: "what's goin' on?" is the open question "what's going on?", and "When he puts the head backward, it
 is better?" asks about neck extension."""
 
@@ -67,3 +67,13 @@ def test_bad_or_a_little_asks_how_bad(question: str, told: bool) -> None:
     case = _case(chief_complaint="Headache", secondary_symptoms=["Severe throbbing headache"])
     # after the headache was named: the question asks how bad it is
     assert any("Severe" in fact for fact in _replies(case, "Is it all over your head?", question)[1]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("Aw di bodi?", True),  # agentclinic-0107, gp_lay (round 95: the Krio "how is the body?", how are you?)
+    ("How is the body today?", True),  # agentclinic-0107, gp_lay: its gloss
+    ("How is the body of the womb on the scan?", False),
+])
+def test_the_krio_greeting_opens_the_story(question: str, told: bool) -> None:
+    case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
+    assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
