@@ -72,6 +72,8 @@ _OPEN_QUESTION_RE = re.compile(
     # round 95: the Krio "Aw di bodi?" and its gloss "How is the body?" (how are you?), not a part of it ("How is the body
     # of the pancreas?")
     r"^\W*aw di bodi\b|^\W*how(?:'s| is) the body(?:\s+today)?(?=\W*$)|"
+    # round 96: the Essex "You alright, babe?" and the South Wales "Alright, butt?" (how are you?)
+    r"^\W*(?:(?:you|ya|are you) )?(?:alright|all right)(?:,? (?:babe|butt|love|mate|pet|hun|hon|bab|duck|darling|chick|bud))?(?=\W*$)|"
     # round 80: the Bahamian "How you feelin', darlin'?", "How ya doin'?", "how ya keepin'?"
     r"how (?:you|ya)(?: been)? (?:doin|feelin|keepin|doing|feeling|keeping)(?:'|g?\b)|"
     r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words|"

@@ -31,7 +31,13 @@ from functools import lru_cache
 from rubric_gen.validate import ACCURACY, COMMUNICATION, LOGIC, PLAN, SAFETY
 from verifier import clinical
 from verifier.diagnosis import BODY, GENERIC, words
-from verifier.rule_grader import CARE_WORDS, EMERGENCY_NUMBERS, HELP_NUMBERS, URGENT_NUMBERS
+from verifier.rule_grader import (
+    CARE_WORDS,
+    EMERGENCY_NUMBERS,
+    HELP_NUMBERS,
+    URGENT_NUMBERS,
+    diagnosis_background,
+)
 from verifier.types import (
     AsksAbout,
     Case,
@@ -52,7 +58,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "27"
+CASE_RUBRIC_VERSION = "28"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -251,6 +257,8 @@ _EMPATHY_TERMS = [
     "poor divil", "poor devil",
     # round 95: the Scots "Nae wonder you've been greetin' with it" (ten examiner marks of "no wonder you ...", none against)
     "nae wonder",
+    # round 96: the Igbo "Ndo" (sorry), "you've done nothing shameful by coming in"
+    "ndo", "nothing shameful",
 ]
 # An apology for the doctor's own delay is no sympathy for the patient (round 45: "Hey, sorry I'm running behind",
 # "Sorry, running late"; examiners marked the terse consultations that said nothing kinder not empathic; "I'm sorry
@@ -1003,7 +1011,7 @@ def _build(case: Case) -> Rubric:
     # -- diagnostic accuracy: one specific, correct condition; hedges and wrong answers cost
     items.append(_item(f"States the correct final diagnosis as one specific condition: {case.final_diagnosis}.",
                        10, ACCURACY, "diagnosis", DiagnosisMatches(synonyms=synonyms, others=others,
-                                                                        background=case.past_medical_history)))
+                                                                        background=diagnosis_background(case))))
     items.append(_item("States a final diagnosis that is wrong, a list of possible conditions, or too vague to act "
                        "on, or ends the consultation without stating one.", -10, ACCURACY, "diagnosis",
                        DiagnosisMisses(synonyms=synonyms, others=others, unstated=True)))

@@ -324,18 +324,23 @@ _DA = re.compile(r"\bda\b(?= [a-z])")
 _YALL = re.compile(r"\b([Yy])(?:'|\u2019)all\b")
 # the Geordie and Scots "hoo lang" / "how lang" for "how long" (round 94: "Hoo lang's it been going on?")
 _HOO_LANG = re.compile(r"\b([Hh])(?:oo|ow) lang\b")
+# the Nigerian tag "abi?" ("When did it start, abi?", round 96), in lower case and set off by a comma: not the ankle-brachial
+# index, which clinicians write "ABI"
+_ABI_TAG = re.compile(r",\s*abi\b(?=\s*[,?])")
 
 
 def spoken(text: str) -> str:
     """``text`` with spoken forms written as the standard words: a dropped "-in'" as "-ing" ("we're takin' you straight
-    round to the scanner"), "da" as "the", "y'all" as "you", "hoo lang" as "how long"; so that every check reads the
-    dialect as it reads the standard word."""
+    round to the scanner"), "da" as "the", "y'all" as "you", "hoo lang" as "how long", the tag ", abi?" as nothing; so
+    that every check reads the dialect as it reads the standard word."""
     if "in'" in text or "in\u2019" in text:  # a plain substring test first: most texts have neither form
         text = _DROPPED_G.sub(r"\1ing", text)
     if "'all" in text or "\u2019all" in text:
         text = _YALL.sub(r"\1ou", text)
     if " lang" in text:
         text = _HOO_LANG.sub(r"\1ow long", text)
+    if "abi" in text:
+        text = _ABI_TAG.sub("", text)
     return _DA.sub("the", text) if "da " in text else text
 
 
@@ -630,9 +635,10 @@ def _content_outside(sentence: str, pattern: re.Pattern[str]) -> bool:
 
 _EXPLANATION = re.compile(r"\s*(?:his|her|their|your|its|it|this|that|he|she|they|you|we|which|who)\b", re.IGNORECASE)
 # A gloss in lay words after the name explains it, it names no second condition: "Pelvic inflammatory disease, an
-# infection of the womb and tubes"; "Cellulitis - an infection of the deeper layers of the skin". A rival named
-# with an article ("Migraine, a cluster headache") has no "of"/"in" after a class noun, and stays a list.
-_GLOSS = re.compile(r"\s*(?:an?|the)\s+(?:[\w-]+\s+){0,2}?(?:infection|inflammation|condition|problem|disorder|"
+# infection of the womb and tubes"; "Cellulitis - an infection of the deeper layers of the skin"; without its article
+# too (round 96: "Meigs syndrome — benign ovarian tumor (likely fibroma) with ascites and R pleural effusion"). A rival
+# named with an article ("Migraine, a cluster headache") has no "of"/"in" after a class noun, and stays a list.
+_GLOSS = re.compile(r"\s*(?:(?:an?|the)\s+)?(?:[\w-]+\s+){0,2}?(?:infection|inflammation|condition|problem|disorder|"
                     r"blockage|swelling|build-?up|clot|tear|narrowing|weakness|irritation|bleed|"
                     # rounds 40 and 65: a syndrome told by what makes it up: "Meigs syndrome, a benign ovarian tumour with
                     # fluid in the tummy and the right chest"

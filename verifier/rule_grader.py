@@ -12,7 +12,15 @@ import re
 from functools import lru_cache
 
 from verifier import clinical
-from verifier.diagnosis import Match, conditions_named, conditions_weighed, content, match_diagnosis, spoken
+from verifier.diagnosis import (
+    Match,
+    conditions_named,
+    conditions_weighed,
+    content,
+    match_diagnosis,
+    spoken,
+    words,
+)
 from verifier.markers import parse_diagnoses, parse_diagnosis, parse_orders
 from verifier.types import (
     AskedBeforeDiagnosis,
@@ -1088,11 +1096,28 @@ def final_diagnosis_named(conversation: list[Message], names: list[str]) -> bool
     return _Transcript(conversation).diagnosis(tuple(names)).matched
 
 
+# A result that rules something out ("No haemorrhage, early loss of grey-white differentiation") shows no condition
+_RULED_OUT_RE = re.compile(r"\b(?:no|not|non|negative|normal|without|absent|unremarkable|excluded|ruled out)\b", re.IGNORECASE)
+
+
+def diagnosis_background(case: Case) -> list[str]:
+    """What the patient has besides the answer, named beside it as context and not as a second diagnosis: the record's
+    past history ("PML, advanced HIV") and what its results show ("Acute left MCA ischaemic stroke, AF off
+    anticoagulation" where the ECG shows atrial fibrillation, round 96). A result that names the answer or its differential
+    ("Lesions consistent with PML") is no background: beside the answer, what it names would be read as context."""
+    named = [f" {' '.join(words(n))} " for n in clinical.diagnosis_names([case.final_diagnosis, *case.diagnosis_synonyms,
+                                                                           *case.differential])]
+    shown = [value for value in case.test_results.values() if not _RULED_OUT_RE.search(value)
+             and not any(n in f" {' '.join(words(value))} " for n in named if n.strip())]
+    return [*case.past_medical_history, *shown]
+
+
 def final_diagnosis_match(conversation: list[Message], case: Case) -> Match:
     """The consultation's final ``DIAGNOSIS:`` statement matched against ``case`` — exactly what the
     case rubric's accuracy item decides (the consultation eval's diagnostic accuracy uses it)."""
     synonyms = tuple(clinical.diagnosis_names([case.final_diagnosis, *case.diagnosis_synonyms]))
-    return _Transcript(conversation, background=tuple(case.past_medical_history)).diagnosis(synonyms, tuple(case.differential))
+    return _Transcript(conversation, background=tuple(diagnosis_background(case))).diagnosis(synonyms,
+                                                                                           tuple(case.differential))
 
 
 class RuleGrader:

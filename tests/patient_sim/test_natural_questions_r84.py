@@ -1,4 +1,4 @@
-"""Questions the template patient left unanswered in rounds 82 to 95 (data/natural/dev/answerable/), on a made-up record
+"""Questions the template patient left unanswered in rounds 82 to 96 (data/natural/dev/answerable/), on a made-up record
 beside a lookalike: "what's goin' on?" is the open question "what's going on?", and "When he puts the head backward, it
 is better?" asks about neck extension."""
 
@@ -77,3 +77,22 @@ def test_bad_or_a_little_asks_how_bad(question: str, told: bool) -> None:
 def test_the_krio_greeting_opens_the_story(question: str, told: bool) -> None:
     case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
     assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("You alright, babe?", True),  # ischaemic-stroke, gp_lay (round 96: the Essex "how are you?")
+    ("Alright, butt?", True),  # agentclinic-0030, gp_lay (round 96: the South Wales "how are you?")
+    ("Are you alright with the bladder tablets?", False),
+])
+def test_alright_opens_the_story(question: str, told: bool) -> None:
+    case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
+    assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "told"), [
+    ("When did it start, abi?", True),  # acute-gout, gp_lay (round 96: the Nigerian tag, not the ankle-brachial index)
+    ("When did the ABI start?", False),
+])
+def test_the_tag_abi_asks_nothing_of_its_own(question: str, told: bool) -> None:
+    case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
+    assert any("5-month" in fact for fact in _replies(case, question)[0]) is told
