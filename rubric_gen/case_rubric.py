@@ -259,6 +259,8 @@ _EMPATHY_TERMS = [
     "nae wonder",
     # round 96: the Igbo "Ndo" (sorry), "you've done nothing shameful by coming in"
     "ndo", "nothing shameful",
+    # round 97: "it's hard watching a wee one struggle", "looks like you're in a lot of pain"
+    "hard watching", "hard to watch", "like you're in a lot of pain", "see you're in a lot of pain",
 ]
 # An apology for the doctor's own delay is no sympathy for the patient (round 45: "Hey, sorry I'm running behind",
 # "Sorry, running late"; examiners marked the terse consultations that said nothing kinder not empathic; "I'm sorry
@@ -434,7 +436,7 @@ _SAFETY_NET_RE = (
     # (round 44: "Return to clinic or ED right away for fever >38, rigors": the places and the haste before "for")
     rf"{_IN_SENTENCE}{{0,40}}?\bfor\s*:?\s+(?!{CARE_WORDS}|(?:a|an|the|your|my|her|his)\s)"
     # round 47: the haste, then "if": "Back now or ED if: pale poos, dark wee, more yellow, ..."
-    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:now|right away|straight away|immediately)"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))back (?:now|right away|straight away|immediately|at once)"  # round 97: "Back at once if"
     r"(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))? if\b"
     # round 43: a list, then a colon and the help: "fever or shivers, redness spreading, ...: get back to me the same
     # day"; "fever/chills, spreading redness, new joints: message me same day or go to urgent care"
