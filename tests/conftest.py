@@ -18,6 +18,19 @@ from filelock import FileLock
 from pydantic import BaseModel
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# With PYTHONDONTWRITEBYTECODE set (as it is where the suite is timed) no bytecode is ever written, and uv installs
+# the packages without any (only pip's torch comes compiled): every Python process of the suite (each pytest-xdist
+# worker, each server, CLI, bench and Ray worker subprocess) compiled transformers, trl, ray, fastapi, pydantic and
+# the project from source again, half of the 6 s of CPU that importing serving.app takes. The bytecode goes to one
+# cache outside the source trees instead (what PYTHONDONTWRITEBYTECODE keeps clean), written by the first process
+# that imports a module and read by every later one; subprocesses the tests start inherit it. (The code sandbox's
+# interpreter runs isolated, -I, and reads neither variable.)
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    _HOME = Path(os.environ.get("MEDVERIFIER_HOME") or Path.home() / ".cache" / "medverifier").expanduser()
+    os.environ["PYTHONPYCACHEPREFIX"] = str(_HOME / "pycache")
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False
 # torch's OpenMP threads (libgomp) spin for a long while at the end of every parallel region by default
 # (GOMP_SPINCOUNT 300000). Whenever anything else wants a core (another torch process a test starts, a
 # second pytest-xdist worker, Chromium, anything else on the machine) the spinning threads take the cores
