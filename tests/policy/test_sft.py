@@ -131,11 +131,11 @@ def test_sft_stage_trains_on_the_loops_dialogues_and_reads_them_back(embedded, l
     # and the steps on them to seconds; the protocol of full-length ones is checked above without a model.
     config = StageConfig(stage="sft", data={"cases": ["acs-stemi", "migraine"]}, warm_start={"variants": 2},
                          rollout=SHORT_DIALOGUES,
-                         trainer={"max_steps": 2, "per_device_train_batch_size": 1, "learning_rate": 1e-4,
-                                  "save_steps": 2, "save_total_limit": 1, "disable_tqdm": True})
+                         trainer={"max_steps": 1, "per_device_train_batch_size": 1, "learning_rate": 1e-4,
+                                  "save_steps": 1, "save_total_limit": 1, "disable_tqdm": True})
     out = tmp_path / "sft"
     result = run_stage(config, out, patient=local_client)
-    assert result.stage == "sft" and result.global_step == 2
+    assert result.stage == "sft" and result.global_step == 1
     trained = load_file(str(Path(result.final_model) / "model.safetensors"))
     base = embedded.model.state_dict()
     assert sum(not torch.equal(v, base[k]) for k, v in trained.items() if k in base) > 0
@@ -161,10 +161,10 @@ def test_sft_stage_trains_on_the_loops_dialogues_and_reads_them_back(embedded, l
         async def complete(self, *_a, **_k):
             raise AssertionError("the dialogues should have been read back")
 
-    # (it reads checkpoint-2; a checkpoint of its own, model and optimizer state, would never be read)
+    # (it reads checkpoint-1; a checkpoint of its own, model and optimizer state, would never be read)
     again = run_stage(config, tmp_path / "sft", patient=NoPatient(), resume=True,
-                      overrides={"max_steps": 3, "save_strategy": "no"})
-    assert again.global_step == 3 and again.resumed_from
+                      overrides={"max_steps": 2, "save_strategy": "no"})
+    assert again.global_step == 2 and again.resumed_from
 
 
 def test_sft_then_multiturn_chain_hands_the_checkpoint_on(local_client, tmp_path, monkeypatch) -> None:
