@@ -324,14 +324,14 @@ _DA = re.compile(r"\bda\b(?= [a-z])")
 _YALL = re.compile(r"\b([Yy])(?:'|\u2019)all\b")
 # the Geordie and Scots "hoo lang" / "how lang" for "how long" (round 94: "Hoo lang's it been going on?")
 _HOO_LANG = re.compile(r"\b([Hh])(?:oo|ow) lang\b")
-# the Nigerian tag "abi?" ("When did it start, abi?", round 96), in lower case and set off by a comma: not the ankle-brachial
-# index, which clinicians write "ABI"
+# the Nigerian tag "abi?" ("When did it start, abi?", round 96), in lower case and set off by a comma, read as the tag
+# "innit?" it is: not the ankle-brachial index, which clinicians write "ABI"
 _ABI_TAG = re.compile(r",\s*abi\b(?=\s*[,?])")
 
 
 def spoken(text: str) -> str:
     """``text`` with spoken forms written as the standard words: a dropped "-in'" as "-ing" ("we're takin' you straight
-    round to the scanner"), "da" as "the", "y'all" as "you", "hoo lang" as "how long", the tag ", abi?" as nothing; so
+    round to the scanner"), "da" as "the", "y'all" as "you", "hoo lang" as "how long", the tag ", abi?" as ", innit?"; so
     that every check reads the dialect as it reads the standard word."""
     if "in'" in text or "in\u2019" in text:  # a plain substring test first: most texts have neither form
         text = _DROPPED_G.sub(r"\1ing", text)
@@ -340,7 +340,7 @@ def spoken(text: str) -> str:
     if " lang" in text:
         text = _HOO_LANG.sub(r"\1ow long", text)
     if "abi" in text:
-        text = _ABI_TAG.sub("", text)
+        text = _ABI_TAG.sub(", innit", text)
     return _DA.sub("the", text) if "da " in text else text
 
 

@@ -17,6 +17,8 @@ from verifier import clinical
     ("Duration please, and growing how fast?", True),  # agentclinic-0016, us_abbrev
     ("Duration please?", True),
     ("So the rash has been there for a couple of days, isa?", True),  # agentclinic-0035, gp_lay
+    ("So the pain has been there for two days, abi?", True),  # the tag still checks the duration back (round 64's)
+    ("Pain since yesterday, abi?", True),
     ("Growing how fast, please?", False),
     ("Is a rash there?", False),
 ])
