@@ -73,18 +73,11 @@ def test_bad_or_a_little_asks_how_bad(question: str, told: bool) -> None:
     ("Aw di bodi?", True),  # agentclinic-0107, gp_lay (round 95: the Krio "how is the body?", how are you?)
     ("How is the body today?", True),  # agentclinic-0107, gp_lay: its gloss
     ("How is the body of the womb on the scan?", False),
-])
-def test_the_krio_greeting_opens_the_story(question: str, told: bool) -> None:
-    case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
-    assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
-
-
-@pytest.mark.parametrize(("question", "told"), [
     ("You alright, babe?", True),  # ischaemic-stroke, gp_lay (round 96: the Essex "how are you?")
     ("Alright, butt?", True),  # agentclinic-0030, gp_lay (round 96: the South Wales "how are you?")
     ("Are you alright with the bladder tablets?", False),
 ])
-def test_alright_opens_the_story(question: str, told: bool) -> None:
+def test_the_greetings_of_rounds_95_and_96_open_the_story(question: str, told: bool) -> None:
     case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
     assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
 
