@@ -42,8 +42,14 @@ def test_a_greeting_of_round_87_opens_the_story(question: str, told: bool) -> No
 @pytest.mark.parametrize(("question", "told"), [
     ("Ow am ya, bab?", True),  # agentclinic-0067, gp_lay (round 93: the Black Country "how are you?")
     ("Ow, am I pressing too hard?", False),
+    ("Aw di bodi?", True),  # agentclinic-0107, gp_lay (round 95: the Krio "how is the body?", how are you?)
+    ("How is the body today?", True),  # agentclinic-0107, gp_lay: its gloss
+    ("How is the body of the womb on the scan?", False),
+    ("You alright, babe?", True),  # ischaemic-stroke, gp_lay (round 96: the Essex "how are you?")
+    ("Alright, butt?", True),  # agentclinic-0030, gp_lay (round 96: the South Wales "how are you?")
+    ("Are you alright with the bladder tablets?", False),
 ])
-def test_the_black_country_greeting_opens_the_story(question: str, told: bool) -> None:
+def test_a_greeting_of_rounds_93_to_96_opens_the_story(question: str, told: bool) -> None:
     case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
     assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
 
@@ -67,19 +73,6 @@ def test_bad_or_a_little_asks_how_bad(question: str, told: bool) -> None:
     case = _case(chief_complaint="Headache", secondary_symptoms=["Severe throbbing headache"])
     # after the headache was named: the question asks how bad it is
     assert any("Severe" in fact for fact in _replies(case, "Is it all over your head?", question)[1]) is told
-
-
-@pytest.mark.parametrize(("question", "told"), [
-    ("Aw di bodi?", True),  # agentclinic-0107, gp_lay (round 95: the Krio "how is the body?", how are you?)
-    ("How is the body today?", True),  # agentclinic-0107, gp_lay: its gloss
-    ("How is the body of the womb on the scan?", False),
-    ("You alright, babe?", True),  # ischaemic-stroke, gp_lay (round 96: the Essex "how are you?")
-    ("Alright, butt?", True),  # agentclinic-0030, gp_lay (round 96: the South Wales "how are you?")
-    ("Are you alright with the bladder tablets?", False),
-])
-def test_the_greetings_of_rounds_95_and_96_open_the_story(question: str, told: bool) -> None:
-    case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
-    assert any("bladder discomfort" in fact for fact in _replies(case, question)[0]) is told
 
 
 @pytest.mark.parametrize(("question", "told"), [
