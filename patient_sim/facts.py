@@ -77,6 +77,7 @@ _OPEN_QUESTION_RE = re.compile(
     # round 80: the Bahamian "How you feelin', darlin'?", "How ya doin'?", "how ya keepin'?"
     r"how (?:you|ya)(?: been)? (?:doin|feelin|keepin|doing|feeling|keeping)(?:'|g?\b)|"
     r"what(?:'s| is| has)(?: been)? (?:going on|happening|bothering you|troubling you)|walk me through|in your own words|"
+    r"let me hear (?:about it|more|what)|"  # round 102: "Oh, let me hear about it, ya?"
     # the patient's own idea of it (round 56): "What do you think is behind it?", "What do you guys think is going on?"
     r"what do (?:you|you guys|you all|y'all) think(?:'s| is| has| might| could| caused| set| happened| it is| it's))\b",
     re.IGNORECASE,

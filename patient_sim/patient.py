@@ -70,11 +70,18 @@ _QUESTIONS_LEAVE_RE = re.compile(
     r"\b(?:questions?|screen)\b[^?]{0,40}?\W+(?:is that |would that be |is it |is |it's |that's )?(?:alright|all right|ok(?:ay)?"
     r"|fine)\W*$", re.IGNORECASE)
 
+# (round 102, an Indonesian-trained doctor's tag: "Let me ask a few things, ya?", "I need to check a few important things,
+# ya?", "Important questions, ya?")
+_SAYS_LEAVE_RE = re.compile(
+    r"^\W*(?:(?:oh|ok(?:ay)?|right|so|now),?\s+)?(?:let me (?:ask|check|go through|run through)|i (?:need|want|have|would like|'d like)"
+    r" to (?:ask|check|go through|run through)|i ask (?:everyone|everybody|all)|(?:a few |some )?important (?:questions|things))"
+    r"\b[^?]{0,50}?,\s*(?:ya|yeah|yes|ok(?:ay)?|alright|all right|right|na|innit)\W*$", re.IGNORECASE)
+
 
 def asks_leave(question: str) -> bool:
     """Whether ``question`` asks the patient's leave (to ask, to talk alone) and names nothing clinical: "Can I
     check: any allergies?" asks about allergies."""
-    return bool(_LEAVE_RE.search(question) or _QUESTIONS_LEAVE_RE.search(question)) \
+    return bool(_LEAVE_RE.search(question) or _QUESTIONS_LEAVE_RE.search(question) or _SAYS_LEAVE_RE.search(question)) \
         and not any(not clinical.is_generic(k) for k in clinical.concepts(question))
 
 class PatientReply(BaseModel):

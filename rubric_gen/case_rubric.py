@@ -58,7 +58,7 @@ from verifier.types import (
     WordLimit,
 )
 
-CASE_RUBRIC_VERSION = "28"
+CASE_RUBRIC_VERSION = "29"
 GENERATOR_NAME = "case"
 
 MAX_RED_FLAGS = 3
@@ -261,6 +261,14 @@ _EMPATHY_TERMS = [
     "ndo", "nothing shameful",
     # round 97: "it's hard watching a wee one struggle", "looks like you're in a lot of pain"
     "hard watching", "hard to watch", "like you're in a lot of pain", "see you're in a lot of pain",
+    "took courage", "takes courage",
+    # round 99: "sounds like you had a nasty turn last night", "How you feeling about all this?" (asking how the news lands)
+    "nasty turn", "feeling about all this", "feel about all this", "feeling about all of this", "feel about all of this",
+    # round 100: "This has been a hard year for you", "Tough year", "You've pushed through a lot", "It's tiring when he's up
+    # in the night"
+    "hard year", "tough year", "rough year", "pushed through a lot", "push through a lot", "it's tiring", "it is tiring",
+    # round 102: "You've done awfy well coping with all this", "Serious, but caught early; we're with you"
+    "coping with all this", "coping with all of this", "we're with you", "we are with you",  # round 98: "First, thank you. That took courage." (to say what is hard to say)
 ]
 # An apology for the doctor's own delay is no sympathy for the patient (round 45: "Hey, sorry I'm running behind",
 # "Sorry, running late"; examiners marked the terse consultations that said nothing kinder not empathic; "I'm sorry
@@ -278,7 +286,8 @@ _NOT_EMPATHY = (r"\bsorry\b,?\s+(?:(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we'v
 # Telling whoever is at hand: "tell the ward staff straight away if ..."
 _NET_TELL = (r"(?:tell|alert|notify) (?:us|me|staff|the (?:ward )?staff|ward staff|the nurses?|your nurse|a nurse|the team|someone"
              # round 59: "Tell nurses now if ...", "Tell your RN right away if ...", "Notify your nurse right away for ..."
-             r"|(?:nurses?|(?:your |the |an? )?rn|your nurses)(?= (?:now|immediately|right away|straight away|at once|urgently|if)\b)"
+             # (round 101: "tell RN stat if fever, blood in stool, bad pain")
+             r"|(?:nurses?|(?:your |the |an? )?rn|your nurses)(?= (?:now|immediately|right away|straight away|at once|urgently|stat|if)\b)"
              # the nurse by name, told at once: "Tell Jess right away if you feel more drowsy"
              r"|\w+ (?=(?:right away|straight away|immediately|at once)\b))")
 _NET_ACTION = (r"worse|worsens|worsening|not (?:get(?:ting)? )?better|no better|not improv\w*|(?:not|n't) settl\w*|"
@@ -315,7 +324,7 @@ _NET_GO = (r"(?:straight|right) (?:back )?to (?:the )?(?:a&e|ed|er|emerg|emergen
            r"page(?: (?:me|us|the (?:team|doctor|registrar|resident|on-call)))?(?= (?:immediately|stat|straight away|right away|at once|now)\b)|"
            r"(?:^|(?<=[.!?\n])|(?<=[.!?\n] ))(?:(?:to )?(?:the )?(?:a&e|ed|er|emerg|(?:eye )?casualty|urgent care)|seen|same[- ]day|sooner|"
            r"(?:an )?ambulance|back(?: or (?:to )?(?:the )?(?:a&e|ed|er|emerg|hospital|urgent care))?"  # round 38: "Back or A&E if: ..."
-           r"(?= (?:(?:now|straight away|immediately|right away) )?(?:if|should|whenever|urgently|"
+           r"(?= (?:(?:now|straight away|immediately|right away|sharpish) )?(?:if|should|whenever|urgently|"  # round 99: "Back sharpish if ..."
            r"same[- ]day|today)\b)|"
            r"back (?:sooner|earlier|promptly|asap|"
            r"straight away|right away|immediately|here|in|to (?:the )?(?:a&e|ed|er|emerg|us|me|clinic|hospital|surgery|gp))"  # a clipped "ED right away if ..."
@@ -333,16 +342,18 @@ _NET_TERMINAL = (rf"(?:(?:straight |go |come |back |to |the |get |head |now |imm
                  r"same[- ]day|urgent\w*|"
                  r"seek (?:\w+ )?(?:help|care|advice)|get (?:\w+ )?help|see (?:us|me|a doctor|your gp)|(?:eye )?casualty|"
                  r"(?:the )?crisis (?:line|team)|samaritans|(?:press |use |hit |ring )?(?:the |your )?(?:buzzer|call bell|call button|bell))"
-                 r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away)"
+                 r"|(?:call|ring|phone|come|return) (?:back )?(?:sooner|earlier|straight away|immediately|right away|at once)"
                  r"|(?:call|ring|phone)(?: us| me)? (?:the )?same[- ]day"  # "...: call same day or ER"
                  rf"|(?:call|ring|phone|contact|tell|alert|see|shout for|text)(?: or (?:call|ring|phone|text))? (?:us|me|the|a|your|someone|staff|an?|{HELP_NUMBERS}|"
                  r"nurses?|nursing|doctor|gp|help)"
                  r"|(?:call|shout) out"  # on the ward: "Worse pain, faint, more breathless: call out immediately."
+                 r"|(?:call|shout|ring) for (?:help|a nurse|the nurse|the doctor|a doctor)"  # round 98: "Bleeding, breathing trouble, very sleepy: call for help now."
                  # "Post-op fever, swelling, worse pain: back straight away."
                  r"|back (?:straight away|right away|immediately|at once|asap|fast|quickly)"  # round 80: "Come back fast with ..."
                  # round 34: "Regrowth, new lump, skin or nipple change, armpit lump: back to me."
                  r"|back to (?:me|us|the clinic|clinic|the surgery|your gp|your doctor)"
                  r"|back here\b"  # round 52: "... not better in 48-72 h \u2014 back here or emerg"
+                 r"|come (?:straight|right) in\b"  # round 100: "Fast breathing, sweating with feeds, blue, fever: come straight in."
                  r"|get in touch)\b")
 # "Any questions, call me" invites questions; it names nothing to watch for
 _QUESTIONS = r"(?:further |other |more )?(?:questions?|queries|query|problems with (?:the |your )?(?:appointment|booking))\b"
@@ -382,6 +393,8 @@ _SAFETY_NET_RE = (
     rf"|\b(?:when|reasons?) to (?:call|ring|dial|phone|come back|return|seek|(?:go to|attend) {_NET_HELP_PLACE})\b"
     # round 80: "Come back fast with fever, back pain or blood in your wee"
     r"|\b(?:come|get) (?:straight |right )?back (?:fast|quickly|straight away|right away|immediately|at once|urgently) (?:with|for)\s+(?!(?:the|your|my|a|an)\s+(?:results?|forms?|letter|samples?|paperwork|prescription|appointment)\b)"
+    # round 102: "Come back with any new fracture, bad pelvic pain or low mood" ("Come back with any questions" invites them)
+    rf"|\b(?:come|get) (?:straight |right )?back (?:to (?:us|me) )?with any\s+(?!{_QUESTIONS}|(?:results?|forms?|letters?|paperwork|samples?)\b)"
     # "Straight to A&E with any weakness ...", "Red flags (go to ED): fever ...", "ED/911 prn worsening sx"
     rf"|\b(?:straight|right) (?:back )?to {_NET_HELP_PLACE}\b{_IN_SENTENCE}{{0,20}}\b(?:with|for|if) (?:any|a|an)\b"
     rf"|\(\s*(?:go|come|head|return) (?:straight |back )?to {_NET_HELP_PLACE}\s*\)\s*:"

@@ -74,6 +74,8 @@ _QUALIFIER = re.compile(
     r"triggered by|provoked by|related to|linked to|in the setting of|on a background of|with|status post|"
     # what the condition causes, after it: "Late dumping syndrome after sleeve gastrectomy, causing hypoglycaemia"
     r"causing|leading to|resulting in|presenting as|manifesting as|complicating|in the context of|"
+    # round 98: the reason, said as a clause: "Anaemia of prematurity because his body isn't making enough erythropoietin"
+    r"because(?=\s+(?:his|her|their|your|its|it|he|she|they|you|we)\b)|"
     # round 67: "Granulosa cell tumour of the left ovary, which has caused a cancer of the womb lining"
     r"(?:which|that) (?:has |have |had )?(?:caused|led to)|(?:which|that) (?:is|are) (?:causing|leading to)|"
     # what it presses on: "Pancreatic adenocarcinoma (head of pancreas) blocking the bile duct"
@@ -327,12 +329,23 @@ _HOO_LANG = re.compile(r"\b([Hh])(?:oo|ow) lang\b")
 # the Nigerian tag "abi?" ("When did it start, abi?", round 96), in lower case and set off by a comma, read as the tag
 # "innit?" it is: not the ankle-brachial index, which clinicians write "ABI"
 _ABI_TAG = re.compile(r",\s*abi\b(?=\s*[,?])")
+# the tags ", no?" (Indian, Spanish, Kerala English) and ", or?" (German and Swiss English: "Rash since yesterday, or?",
+# round 100) that make a recap a question, read as the tag ", innit?"
+_NO_OR_TAG = re.compile(r",\s*(?:no|or)(?=\s*\?)")
+# the Turkish "abi" (older brother) said to a man, a name set off by a comma in title case ("Abi, since when the pain?",
+# round 99): a word of address, not the ankle-brachial index
+_ABI_ADDRESS = re.compile(r"\bAbi,\s*")
+# the Gullah "oona" for you ("How oona feel?", round 101), in lower case (Oona is a name)
+_OONA = re.compile(r"\boona\b")
+# the London "peak" for bad ("How long's it been peak like this?", round 99), not a symptom that peaks
+_PEAK = re.compile(r"\b(been|proper|bare|well|so) peak\b")
 
 
 def spoken(text: str) -> str:
     """``text`` with spoken forms written as the standard words: a dropped "-in'" as "-ing" ("we're takin' you straight
-    round to the scanner"), "da" as "the", "y'all" as "you", "hoo lang" as "how long", the tag ", abi?" as ", innit?"; so
-    that every check reads the dialect as it reads the standard word."""
+    round to the scanner"), "da" as "the", "y'all" as "you", "hoo lang" as "how long", the tags ", abi?", ", no?" and
+    ", or?" as ", innit?", the address "Abi," as nothing, the London "been peak" as "been bad" and the Gullah "oona" as
+    "you"; so that every check reads the dialect as it reads the standard word."""
     if "in'" in text or "in\u2019" in text:  # a plain substring test first: most texts have neither form
         text = _DROPPED_G.sub(r"\1ing", text)
     if "'all" in text or "\u2019all" in text:
@@ -341,6 +354,14 @@ def spoken(text: str) -> str:
         text = _HOO_LANG.sub(r"\1ow long", text)
     if "abi" in text:
         text = _ABI_TAG.sub(", innit", text)
+    if ", no" in text or ", or" in text:
+        text = _NO_OR_TAG.sub(", innit", text)
+    if "Abi," in text:
+        text = _ABI_ADDRESS.sub("", text)
+    if "oona" in text:
+        text = _OONA.sub("you", text)
+    if " peak" in text:
+        text = _PEAK.sub(r"\1 bad", text)
     return _DA.sub("the", text) if "da " in text else text
 
 
@@ -633,7 +654,9 @@ def _content_outside(sentence: str, pattern: re.Pattern[str]) -> bool:
     return bool(content(pattern.sub(" ", sentence)) - GENERIC)
 
 
-_EXPLANATION = re.compile(r"\s*(?:his|her|their|your|its|it|this|that|he|she|they|you|we|which|who)\b", re.IGNORECASE)
+# A later part that explains in a clause of its own, or gives the reason as one (round 98: "Anaemia of prematurity, because his body isn't yet making enough erythropoietin")
+_EXPLANATION = re.compile(r"\s*(?:(?:because|as|since)\s+)?(?:his|her|their|your|its|it|this|that|he|she|they|you|we|which|who)\b",
+                          re.IGNORECASE)
 # A gloss in lay words after the name explains it, it names no second condition: "Pelvic inflammatory disease, an
 # infection of the womb and tubes"; "Cellulitis - an infection of the deeper layers of the skin"; without its article
 # too (round 96: "Meigs syndrome — benign ovarian tumor (likely fibroma) with ascites and R pleural effusion"). A rival

@@ -18,7 +18,10 @@ TEST_MARKER = "REQUEST TEST:"
 DIAGNOSIS_MARKER = "DIAGNOSIS:"
 
 _TEST_RE = re.compile(r"REQUEST\s+(?:TEST|EXAM|EXAMINATION)\s*:\s*(.+)", re.IGNORECASE)
-_DIAGNOSIS_RE = re.compile(r"(?:FINAL\s+)?DIAGNOSIS(?:\s+READY)?\s*:\s*(.+)", re.IGNORECASE)
+# (not "That's the diagnosis: pain and involuntary muscle spasm with penetration", an explanation in the text that
+# follows the marker, round 102, read as a second diagnosis)
+_DIAGNOSIS_RE = re.compile(r"(?<!that's the )(?<!that is the )(?<!this is the )(?<!here's the )"
+                           r"(?:FINAL\s+)?DIAGNOSIS(?:\s+READY)?\s*:\s*(.+)", re.IGNORECASE)
 _QUESTION_WORDS = re.compile(
     r"\b(what|when|where|which|who|why|how|do|does|did|are|is|have|has|had|can|could|any|tell me|describe)\b",
     re.IGNORECASE,
@@ -101,6 +104,10 @@ def parse_orders(text: str) -> list[tuple[str, str]]:
             if order.methods == {_SMEAR} and not (order.tests or order.sites or order.rest) \
                     and _BLOOD_COUNT in clinical.read_order(match.group(2)).tests:
                 name, order = f"blood {name}", clinical.read_order(f"blood {name}")  # "CBC, smear": the blood smear
+            if _SMEAR in order.methods and _BLOOD_COUNT in order.tests and not order.sites:
+                # round 99: "CBC with smear", "CBC w/ diff and smear": the blood count and the blood smear
+                found.extend([(kind, name), (kind, "blood smear")])
+                continue
             # ("CT neck, chest, abdomen and pelvis": after an imaging study, "chest" is the site, though the layer
             # knows the word of its own; after an examination, "throat and tonsils" is another examination)
             # (or with the views it is taken in: "X-ray pelvis, both hips AP and frog-leg lateral")

@@ -177,6 +177,11 @@ _EMERGENCY_RE = re.compile(
     r"|(?:straight|right|immediately)\s+to\s+(?:thrombectomy|theatres?|the\s+or\b|surgery)"
     r"|\bthrombectomy\b[^.!?\n]{0,20}?\b(?:now|immediately|right\s+away|straight\s+away)\b"  # "Neuro-IR for thrombectomy now"
     r"|primary\s+(?:pci|angioplasty|percutaneous\s+coronary\s+intervention)"
+    # round 99: "we are transferring you straight away for a procedure to pull the clot out", "the stroke team is here"
+    r"|transferr?(?:ing)?\s+(?:you|her|him|them)\s+(?:straight\s+away|right\s+away|immediately|now)\b"
+    # round 101: "I've called the heart team. They'll take you straight to the lab" (the catheter lab, said short)
+    r"|(?:take|taking|rush|rushing|wheel|wheeling)\s+(?:you|her|him|them)\s+(?:straight|right)\s+(?:up\s+|down\s+)?to\s+the\s+lab\b"
+    r"|\b(?:stroke|trauma|resus\w*|cardiac\s+arrest|crash)\s+team\s+(?:is|are)\s+(?:here|with\s+(?:you|us)|on\s+(?:its|their)\s+way)\b"
     # (round 55: "the cath lab at Wellington Hospital is getting ready for you now")
     r"|(?:cath(?:eter)?|heart)\s+lab(?:\s+(?:team|staff))?(?:\s+at\s+[\w'-]+(?:\s+[\w'-]+){0,3}?)?\s+(?:is\s+|are\s+)?"
     r"(?:ready|waiting|standing\s+by|activated|getting\s+ready\s+for\s+(?:you|her|him|them)|expecting\s+(?:you|her|him|them))"
@@ -574,6 +579,9 @@ _NET_HEADING_RE = re.compile(r"(?:^|(?<=[.!?]))\s*(?:[-*\u2022]\s*)?(?:return\s+
 _NOW_ARROW_RE = re.compile(r"\b(?:now|immediately|stat|asap|right\s+away|straight\s+away)\s*(?:\u2192|->)\s*$", re.IGNORECASE)
 
 
+_DONT_WAIT_RE = re.compile(r"\b(?:don't|do\s+not)\s+wait\b", re.IGNORECASE)
+
+
 def _unconditional(text: str, match: re.Match[str]) -> bool:
     """An emergency referral made outright: not inside a condition ("if it gets worse, ..."), not a
     question ("did you come by ambulance?"), and "go to hospital" only with a word of immediacy."""
@@ -591,6 +599,11 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     if _NET_HEADING_RE.search(text[text.rfind("\n", 0, start) + 1 : start]):
         return False
     if _PAST_VISIT_RE.search(text[start : match.end() + len(rest)]):  # "She was seen in the ED last month"
+        return False
+    # round 102: the condition said in the sentence before, with "don't wait": "If those thoughts get stronger, don't wait
+    # for me. Ring Lifeline, call an ambulance, or go straight to the emergency department."
+    before = text[max(text.rfind(c, 0, max(start - 1, 0)) for c in ".!?\n") + 1 : start]
+    if _DONT_WAIT_RE.search(before) and _CONDITIONAL_RE.search(before):
         return False
     # the condition asked in the sentence before: "Trouble swallowing your own saliva? Then it's straight to the ED"
     if _THEN_RE.match(text[start : match.start()]) and text[:start].rstrip().endswith("?"):

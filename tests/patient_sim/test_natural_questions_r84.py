@@ -1,4 +1,4 @@
-"""Questions the template patient left unanswered in rounds 82 to 96 (data/natural/dev/answerable/), on a made-up record
+"""Questions the template patient left unanswered in rounds 82 to 102 (data/natural/dev/answerable/), on a made-up record
 beside a lookalike: "what's goin' on?" is the open question "what's going on?", and "When he puts the head backward, it
 is better?" asks about neck extension."""
 
@@ -82,3 +82,23 @@ def test_bad_or_a_little_asks_how_bad(question: str, told: bool) -> None:
 def test_the_tag_abi_asks_nothing_of_its_own(question: str, told: bool) -> None:
     case = _case(chief_complaint="Bladder discomfort", history_of_present_illness=f"{STORY}.")
     assert any("5-month" in fact for fact in _replies(case, question)[0]) is told
+
+
+@pytest.mark.parametrize(("question", "fact", "told"), [
+    ("He came early, no?", "born at 32 weeks", True),  # agentclinic-0067, gp_lay (round 98)
+    ("Did the pain come early?", "born at 32 weeks", False),
+    ("Did you stay anywhere, a hotel, down the shore, out of town?", "to Miami", True),  # agentclinic-0065
+    ("Did you stay in bed?", "to Miami", False),
+    ("Where's the mamae?", "pain in the right calf", True),  # pulmonary-embolism, terse: the Maori word for pain
+    ("How long's it been peak like this?", "6-month history", True),  # agentclinic-0088 (round 99: the London "bad")
+    ("Did it peak quickly?", "6-month history", False),
+    ("How oona feel?", "Unwell", True),  # pulmonary-embolism, terse (round 101: the Gullah "how are you feeling?")
+    ("Oh, let me hear about it, ya?", "6-month history", True),  # deep-vein-thrombosis, gp_lay (round 102)
+    ("Let me hear your chest.", "6-month history", False),
+])
+def test_the_words_of_rounds_98_to_102(question: str, fact: str, told: bool) -> None:
+    case = _case(chief_complaint="Unwell", history_of_present_illness="A 6-month history of fatigue.",
+                 secondary_symptoms=["Sharp pain in the right calf"],
+                 past_medical_history=["Premature, born at 32 weeks"],
+                 social_history=["Recently travelled to Miami for a business conference"])
+    assert any(fact in reply for reply in _replies(case, question)[0]) is told

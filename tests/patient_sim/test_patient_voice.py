@@ -168,6 +168,9 @@ def test_the_template_voice_answers_from_the_record_without_a_model() -> None:
     ("Let me ask some questions together, is OK?", True),  # round 90: a Romanian-trained doctor's English
     ("I need to screen for safety, is routine, is OK?", True),
     ("Questions about the chest pain, is OK?", False),  # names the pain: asks about it
+    ("Let me ask a few things, ya?", True),  # round 102: an Indonesian-trained doctor's tag
+    ("Important questions, ya?", True),
+    ("Any night sweats, ya?", False),  # a question with the same tag
     ("Would you mind stepping out so I can talk with her one-on-one?", True),
     ("Can I check: any allergies?", False),  # a question about allergies, in the form of a request
     ("Any night sweats?", False),

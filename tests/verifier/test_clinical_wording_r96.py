@@ -30,8 +30,10 @@ def test_the_starts_of_round_96(question: str, onset: bool) -> None:
     ("When did it start, abi, was it sudden?", False),  # acute-gout, gp_lay
     ("Tell me exactly how it happened, abi?", False),  # mechanical-low-back-pain, gp_lay
     ("Dopplers, ABI?", True),
+    ("Abi, since when the pain?", False),  # agentclinic-0082, gp_lay (round 99: the Turkish "abi", brother, said to a man)
+    ("ABI, since when?", True),
 ])
-def test_the_tag_abi_is_no_ankle_brachial_index(question: str, abi: bool) -> None:
+def test_the_word_abi_is_no_ankle_brachial_index(question: str, abi: bool) -> None:
     assert ("test:ankle_brachial_index" in clinical.asked(question)) is abi
 
 
