@@ -579,6 +579,10 @@ _NET_HEADING_RE = re.compile(r"(?:^|(?<=[.!?]))\s*(?:[-*\u2022]\s*)?(?:return\s+
 _NOW_ARROW_RE = re.compile(r"\b(?:now|immediately|stat|asap|right\s+away|straight\s+away)\s*(?:\u2192|->)\s*$", re.IGNORECASE)
 
 
+# a plan announced at the end of what comes before the colon (round 99: "We are still inside the time window, so this is
+# what we do now: ... we are transferring you straight away")
+_PLAN_TAIL_RE = re.compile(r"\b(?:this\s+is|here's|here\s+is)\s+what\s+(?:we(?:'ll|\s+will|'re\s+going\s+to)?\s+do|happens|we're\s+doing)"
+                           r"(?:\s+now|\s+next)?\s*$", re.IGNORECASE)
 _DONT_WAIT_RE = re.compile(r"\b(?:don't|do\s+not)\s+wait\b", re.IGNORECASE)
 
 
@@ -657,7 +661,7 @@ def _unconditional(text: str, match: re.Match[str]) -> bool:
     # ... and measured findings before the colon are the reason for what is done now: "Sats 91%, pulse 118: admit."
     # ("Sats below 90: admit" is a threshold, a condition)
     found = bool(_DONE_NOW_RE.match(match.group(0))) and _measured_findings(lead[0])
-    if len(lead) > 1 and not _PLAN_HEAD_RE.match(head) and not done_now and not found \
+    if len(lead) > 1 and not _PLAN_HEAD_RE.match(head) and not _PLAN_TAIL_RE.search(lead[0]) and not done_now and not found \
             and not _EMERGENCY_RE.search(lead[0]) and not _DONE_LEAD_RE.search(lead[0]) \
             and (":" in head or _names_symptoms(lead[0])):
         return False

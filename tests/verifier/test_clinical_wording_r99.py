@@ -24,8 +24,11 @@ def test_a_blood_count_with_smear_orders_the_blood_smear(order: str, ordered: bo
 
 
 @pytest.mark.parametrize(("plan", "now"), [
-    ("We give the clot-busting drug through the drip as long as your clotting test is fine, and we are transferring you "
-     "straight away for a procedure to pull the clot out.", True),  # ischaemic-stroke, gp_lay
+    ("We are still inside the time window, so this is what we do now: the stroke team is here, we give the "
+     "clot-busting drug through the drip as long as your clotting test is fine, and we are transferring you straight "
+     "away for a procedure to pull the clot out.", True),  # ischaemic-stroke, gp_lay
+    ("We give the clot-busting drug, and we are transferring you straight away for a procedure.", True),
+    ("More weakness or a bad headache: we are transferring you straight away.", False),
     ("The stroke team is here and will take over.", True),
     ("We will transfer you to the stroke clinic next week.", False),
     ("The stroke team will see you in clinic in six weeks.", False),
