@@ -193,6 +193,9 @@ def test_rule_stage_trains_and_resumes_after_a_kill(embedded, tmp_path, monkeypa
 
 
 def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) -> None:
+    """The rubric stage's model goes on to the multi-turn stage, which trains on top of it. That stage also has a
+    token budget (ARPO against plain GRPO is compared at an equal generated-token budget): it ends once the policy has
+    generated that many tokens, whatever max_steps says."""
     tasks = tmp_path / "tasks.jsonl"
     rubric = [
         {"criterion": "short", "points": 2, "tags": ["axis:communication"], "check": {"kind": "word_limit", "max_words": 4}},
@@ -204,22 +207,23 @@ def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) ->
                     "rubrics": rubric}) + "\n" for i in range(2)
     ))
     rubric_cfg = StageConfig(stage="rubric", data={"train": [str(tasks)], "case_prompts": False},
-                             length_penalty=ALWAYS_PENALISE, trainer=NO_RESUME)
+                             length_penalty=ALWAYS_PENALISE, trainer={**NO_RESUME, "max_steps": 1})
     multi_cfg = StageConfig(
         stage="multiturn",
         data={"cases": ["acs-stemi"]},
+        # a token budget of 1: the stage ends after its first step, whatever its max_steps says
         rollout={"max_turns": 2, "turn_tokens": 12, "max_completion_tokens": 64, "patient_max_tokens": 12,
-                 "drop_void": False},
+                 "drop_void": False, "token_budget": 1},
         # doctor turns often all fill their token budget, so lengths are measured in characters here
         length_penalty={**ALWAYS_PENALISE, "unit": "chars"},
-        trainer=NO_RESUME,
+        trainer={**NO_RESUME, "max_steps": 3},
     )
     results = run_stages(
         [(rubric_cfg, tmp_path / "rubric"), (multi_cfg, tmp_path / "multiturn")],
-        overrides={"max_steps": 1}, patient=local_client, grader=HybridGrader(None),
+        patient=local_client, grader=HybridGrader(None),
     )
     assert [r.stage for r in results] == ["rubric", "multiturn"]
-    assert all(r.global_step == 1 for r in results)
+    assert all(r.global_step == 1 for r in results)  # the multi-turn stage: one step's rollouts spend the budget
     assert _changed(embedded, Path(results[0].final_model)) > 0
     rubric_final = load_file(str(Path(results[0].final_model) / "model.safetensors"))
     multi_final = load_file(str(Path(results[1].final_model) / "model.safetensors"))
@@ -229,6 +233,7 @@ def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) ->
     # every step's time, split: the rollouts ran the consultations, so they took time; the rest was spent too
     steps = [r for r in logged if "loss" in r]
     assert len(steps) == 1
+    assert steps[0]["rollout/generated_tokens"] >= 4  # four episodes, each at least one doctor token
     for record in steps:
         parts = {part: record[f"time/{part}_s"] for part in STEP_TIMES}
         assert parts["rollout"] > 0 and parts["reward"] > 0 and parts["forward_backward"] > 0
@@ -236,23 +241,6 @@ def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) ->
         assert sum(parts.values()) <= record["wall_s"]
         assert 0.1 < record["memory/rss_gb"] < 64  # the process's resident memory, after the trim
         assert record["memory/peak_rss_gb"] >= record["memory/rss_gb"]  # the most it held during the step
-
-
-def test_multiturn_stage_stops_at_its_token_budget(local_client, tmp_path) -> None:
-    """ARPO against plain GRPO is compared at an equal generated-token budget: the stage ends once the
-    policy has generated that many tokens, whatever max_steps says."""
-    config = StageConfig(
-        stage="multiturn", data={"cases": ["acs-stemi"]},
-        rollout={"max_turns": 2, "turn_tokens": 8, "max_completion_tokens": 48, "patient_max_tokens": 8,
-                 "drop_void": False, "token_budget": 1},
-        trainer=NO_RESUME,
-    )
-    result = run_stage(config, tmp_path / "budget", overrides={"max_steps": 3}, patient=local_client,
-                       grader=HybridGrader(None))
-    assert result.global_step == 1  # one step's rollouts spend the budget
-    logged = [json.loads(line) for line in (tmp_path / "budget" / "metrics.jsonl").read_text().splitlines()]
-    generated = [r["rollout/generated_tokens"] for r in logged if "loss" in r]
-    assert len(generated) == 1 and generated[0] >= 4  # four episodes, each at least one doctor token
 
 
 @pytest.mark.parametrize(("budget", "schedule", "warmup", "after"), [
