@@ -157,7 +157,9 @@ def test_project_stage_configs_load(repo_root) -> None:
         assert load_stage_config(repo_root / "data" / "train" / f"{stage}.yaml").stage == stage
 
 
-def test_rule_stage_trains_and_resumes_after_a_kill(embedded, tmp_path, monkeypatch) -> None:
+def test_rule_stage_trains_keeps_the_best_step_and_resumes_after_a_kill(embedded, tmp_path, monkeypatch) -> None:
+    """One run, killed after its first step and resumed, checks both: training and its resume, and validation
+    (the best step kept as final, and remembered across the resume)."""
     import policy.grpo as grpo
 
     packed_generations: list[bool] = []  # TRL's generation asks for the model's packed linears (policy.engine.packed)
@@ -169,27 +171,36 @@ def test_rule_stage_trains_and_resumes_after_a_kill(embedded, tmp_path, monkeypa
 
     real = grpo.packed_linears
     monkeypatch.setattr(grpo, "packed_linears", spy)
-    items = tmp_path / "items.jsonl"
-    rows = [
-        {"id": f"q{i}", "case_id": "toy", "kind": "diagnosis_mcq", "split": "train", "letter": "A", "accepted": ["yes"],
-         "prompt": [{"role": "user", "content": f"Question {i}: pick A.\nA) yes\nB) no\nReply: ANSWER: <letter>"}]}
-        for i in range(4)
-    ]
-    items.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    config = StageConfig(stage="rule", data={"train": [str(items)]}, length_penalty=ALWAYS_PENALISE, trainer=TINY)
+    items = _toy_rule_items(tmp_path / "items.jsonl", cases=3, per_case=2)
+    config = StageConfig(stage="rule", data={"train": [str(items)]}, length_penalty=ALWAYS_PENALISE, trainer=TINY,
+                         validation={"every": 1, "cases": 1, "max_items": 2, "max_tokens": 8})
     out = tmp_path / "rule"
     first = run_stage(config, out, overrides={"max_steps": 1})  # "killed" after step 1: only its checkpoint stays
     assert first.global_step == 1 and (out / "checkpoint-1").is_dir()
-    second = run_stage(config, out, resume=True, overrides={"max_steps": 2, **NO_CHECKPOINT})
-    assert second.resumed_from and second.resumed_from.endswith("checkpoint-1")
-    assert second.global_step == 2
-    assert _changed(embedded, Path(second.final_model)) > 0
-    steps = [json.loads(line)["step"] for line in (out / "metrics.jsonl").read_text().splitlines()]
-    assert 1 in steps and 2 in steps
+    assert _changed(embedded, out / "checkpoint-1") > 0  # step 1 trained (final/ is the best step, maybe step 0)
+    result = run_stage(config, out, resume=True, overrides={"max_steps": 2, **NO_CHECKPOINT})
+    assert result.resumed_from and result.resumed_from.endswith("checkpoint-1")
+    assert result.global_step == 2
     logged = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    steps = [r["step"] for r in logged]
+    assert 1 in steps and 2 in steps
     assert any("rewards/rule_reward/mean" in r for r in logged)
     assert any(r.get("length_penalty/frac_penalised", 0) > 0 for r in logged)
     assert packed_generations and all(packed_generations)
+    # validation: step 0 once, each step once across the resume; final/ is the best of them
+    validated = [(r["step"], r["val_reward"]) for r in logged if "val_reward" in r]
+    assert [step for step, _ in validated] == [0, 1, 2]
+    best_step, best_reward = max(validated, key=lambda sr: (sr[1], -sr[0]))  # highest, earliest on ties
+    assert (result.best_step, result.best_val_reward) == (best_step, best_reward)
+    record = json.loads((out / "best.json").read_text())
+    assert record["step"] == best_step and [h["step"] for h in record["history"]] == [0, 1, 2]
+    final = load_file(str(Path(result.final_model) / "model.safetensors"))
+    best = load_file(str(out / "best" / "model.safetensors"))
+    assert all(torch.equal(final[k], best[k]) for k in best)
+    if best_step == 0:  # nothing beat the start: final is the starting model
+        assert _changed(embedded, Path(result.final_model)) == 0
+    else:
+        assert _changed(embedded, Path(result.final_model)) > 0
 
 
 def test_rubric_then_multiturn_stages_chain(embedded, local_client, tmp_path) -> None:
@@ -292,27 +303,6 @@ def test_split_validation_sets_aside_whole_cases() -> None:
     assert split_validation(rows, ValidationConfig(every=1, cases=2, max_items=6))[1] == held  # seeded
     with pytest.raises(ValueError, match="nothing to train on"):
         split_validation(rows, ValidationConfig(every=1, cases=6))
-
-
-def test_validation_keeps_the_best_step_and_resume_remembers_it(embedded, tmp_path) -> None:
-    items = _toy_rule_items(tmp_path / "items.jsonl", cases=3, per_case=2)
-    config = StageConfig(stage="rule", data={"train": [str(items)]}, length_penalty=ALWAYS_PENALISE, trainer=TINY,
-                         validation={"every": 1, "cases": 1, "max_items": 2, "max_tokens": 8})
-    out = tmp_path / "rule"
-    run_stage(config, out, overrides={"max_steps": 1})
-    result = run_stage(config, out, resume=True, overrides={"max_steps": 2, **NO_CHECKPOINT})
-    logged = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    validated = [(r["step"], r["val_reward"]) for r in logged if "val_reward" in r]
-    assert [step for step, _ in validated] == [0, 1, 2]  # step 0 once, each step once across the resume
-    best_step, best_reward = max(validated, key=lambda sr: (sr[1], -sr[0]))  # highest, earliest on ties
-    assert (result.best_step, result.best_val_reward) == (best_step, best_reward)
-    record = json.loads((out / "best.json").read_text())
-    assert record["step"] == best_step and [h["step"] for h in record["history"]] == [0, 1, 2]
-    final = load_file(str(Path(result.final_model) / "model.safetensors"))
-    best = load_file(str(out / "best" / "model.safetensors"))
-    assert all(torch.equal(final[k], best[k]) for k in best)
-    if best_step == 0:  # nothing beat the start: final is the starting model
-        assert _changed(embedded, Path(result.final_model)) == 0
 
 
 def test_validation_keep_last_and_multiturn_refused(tmp_path) -> None:
