@@ -50,11 +50,21 @@ def test_the_bench_measures_a_served_patient_model(repo_root) -> None:  # noqa: 
     assert model["fallback_share"] < 0.2 and model["reworded_share"] > 0.8, model
 
 
-def test_a_leaky_served_patient_is_caught_not_measured_as_fluent(repo_root) -> None:  # noqa: ANN001
+def test_a_leaky_served_patient_is_caught_not_measured_as_fluent() -> None:
+    # The bench's model part alone, in this process, on the cases its --quick run gives the model (two project and two
+    # AgentClinic cases): the command around it is the test above's, and its template, persona and natural-question
+    # parts (four fifths of a --quick run) say nothing about this patient model.
+    from patient_sim.cases import import_agentclinic
+    from policy.clients import ClientSpec, build_client
+
+    bench = _bench_module()
+    agentclinic = import_agentclinic(bench.AGENTCLINIC) if bench.AGENTCLINIC.is_file() else []
+    cases = [case for found in (project_cases(), agentclinic) for case in bench._pick(bench._pick(found, 8), 2)]
     leaky = lambda messages: "Honestly I think it's cancer, my blood test said 42."  # noqa: E731
     with OpenAICompatibleServer(model="leaky-patient", responder=leaky) as server:
-        figures = _bench(repo_root, server)
-    model = figures["model"]
+        client = build_client(ClientSpec(model=server.model, base_url=server.base_url, max_batch_size=4))
+        model = asyncio.run(bench.run_patient(cases, client, 1, 4))
+    assert server.requests and model["consultations"] == len(cases)
     assert model["leaks"] == 0 and model["fallback_share"] == 1.0 and model["reworded_share"] == 0.0
     assert model["rejections"].get("number", 0) + model["rejections"].get("diagnosis", 0) > 0, model["rejections"]
 
