@@ -65,7 +65,7 @@ async def test_judge_assisted_match_and_unusable_judge() -> None:
 def test_demo_runs_end_to_end(tmp_path: Path, monkeypatch, local_client) -> None:
     monkeypatch.setenv("MEDVERIFIER_PROGRESS", "0")
     register_client(ClientSpec(model="embedded"), local_client)
-    result = CliRunner().invoke(app, ["demo", "--cases", "2", "--max-turns", "2", "--doctor-max-tokens", "32",
+    result = CliRunner().invoke(app, ["demo", "--cases", "2", "--max-turns", "2", "--doctor-max-tokens", "16",
                                       "--runs-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "diagnostic accuracy" in result.output and "report:" in result.output
