@@ -9,36 +9,24 @@ from __future__ import annotations
 import pytest
 
 from tests.verifier.test_clinical_wording import _case, _met
+from verifier.types import Case
+
+_APPETITE = _case(final_diagnosis="Schizoaffective disorder", secondary_symptoms=["decreased appetite"], source="agentclinic")
+_FEVER = _case(final_diagnosis="Streptococcal tonsillitis", key_questions=["Any fever?"])
+_FAMILY = _case(final_diagnosis="Acute inferior STEMI", key_questions=["Any family history of heart disease?"])
 
 
-@pytest.mark.parametrize(("question", "asked"), [
-    ("How are you sleeping and eating?", True),  # agentclinic-0064, gp_lay
-    ("How are you sleeping?", False),
+@pytest.mark.parametrize(("case", "item", "question", "asked"), [
+    (_APPETITE, "asks about decreased appetite", "How are you sleeping and eating?", True),  # agentclinic-0064, gp_lay
+    (_APPETITE, "asks about decreased appetite", "How are you sleeping?", False),
+    (_FEVER, "asks: Any fever?", "Have you been hot, shivery?", True),  # strep-pharyngitis, gp_lay
+    (_FEVER, "asks: Any fever?", "Is the joint hot?", False),
+    (_FAMILY, "asks: Any family history", "Anyone in the whanau with heart attacks at a young age?", True),  # acs-stemi
+    (_FAMILY, "asks: Any family history", "Any heart attacks yourself?", False),
 ])
-def test_sleeping_and_eating_asks_the_appetite(question: str, asked: bool) -> None:
-    case = _case(final_diagnosis="Schizoaffective disorder", secondary_symptoms=["decreased appetite"], source="agentclinic")
-    turns = [question, "DIAGNOSIS: Schizoaffective disorder\nPsychiatry referral."]
-    assert _met(case, turns, "Before giving a diagnosis, asks about decreased appetite") is asked
-
-
-@pytest.mark.parametrize(("question", "asked"), [
-    ("Have you been hot, shivery?", True),  # strep-pharyngitis, gp_lay
-    ("Is the joint hot?", False),
-])
-def test_hot_and_shivery_asks_about_fever(question: str, asked: bool) -> None:
-    case = _case(final_diagnosis="Streptococcal tonsillitis", key_questions=["Any fever?"])
-    turns = [question, "DIAGNOSIS: Streptococcal tonsillitis\nPenicillin for ten days."]
-    assert _met(case, turns, "Before giving a diagnosis, asks: Any fever?") is asked
-
-
-@pytest.mark.parametrize(("question", "asked"), [
-    ("Anyone in the whanau with heart attacks at a young age?", True),  # acs-stemi, checklist
-    ("Any heart attacks yourself?", False),
-])
-def test_the_whanau_is_the_family(question: str, asked: bool) -> None:
-    case = _case(final_diagnosis="Acute inferior STEMI", key_questions=["Any family history of heart disease?"])
-    turns = [question, "DIAGNOSIS: Acute inferior STEMI\nCath lab now."]
-    assert _met(case, turns, "Before giving a diagnosis, asks: Any family history") is asked
+def test_the_questions_of_round_98(case: Case, item: str, question: str, asked: bool) -> None:
+    turns = [question, f"DIAGNOSIS: {case.final_diagnosis}\nTreatment and follow-up."]
+    assert _met(case, turns, f"Before giving a diagnosis, {item}") is asked
 
 
 @pytest.mark.parametrize(("plan", "empathic"), [

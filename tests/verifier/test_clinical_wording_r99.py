@@ -38,26 +38,20 @@ def test_a_transfer_straight_away_is_emergency_care_now(plan: str, now: bool) ->
     assert _met(case, [f"DIAGNOSIS: Acute ischaemic stroke\n{plan}"], "Tells the patient to get emergency care now") is now
 
 
-@pytest.mark.parametrize(("plan", "empathic"), [
-    ("Sounds like you had a nasty turn last night.", True),  # agentclinic-0079, gp_lay
-    ("How you feeling about all this?", True),  # agentclinic-0088, gp_lay
-    ("Nasty stuff, this weather.", False),
-    ("How are you feeling in yourself?", False),
-])
-def test_the_empathy_of_round_99(plan: str, empathic: bool) -> None:
-    case = _case(final_diagnosis="Migraine")
-    assert _met(case, ["Any vomiting?", f"DIAGNOSIS: Migraine\n{plan}"],
-                "Acknowledges the patient's concerns with empathy") is empathic
+_EMPATHY, _NET = "Acknowledges the patient's concerns with empathy", "Gives safety-netting advice"
 
 
-@pytest.mark.parametrize(("advice", "netted"), [
-    ("Back sharpish if lump, growth, bleeding, tender, ulcer.", True),  # agentclinic-0087, terse
-    ("Bring the forms back sharpish.", False),
+@pytest.mark.parametrize(("item", "plan", "met"), [
+    (_EMPATHY, "Sounds like you had a nasty turn last night.", True),  # agentclinic-0079, gp_lay
+    (_EMPATHY, "How you feeling about all this?", True),  # agentclinic-0088, gp_lay
+    (_EMPATHY, "Nasty stuff, this weather.", False),
+    (_EMPATHY, "How are you feeling in yourself?", False),
+    (_NET, "Back sharpish if lump, growth, bleeding, tender, ulcer.", True),  # agentclinic-0087, terse
+    (_NET, "Bring the forms back sharpish.", False),
 ])
-def test_back_sharpish_if_is_safety_netting(advice: str, netted: bool) -> None:
+def test_the_empathy_and_safety_netting_of_round_99(item: str, plan: str, met: bool) -> None:
     case = _case(final_diagnosis="Migraine")
-    assert _met(case, ["Any vomiting?", f"DIAGNOSIS: Migraine\nRest and fluids. {advice}"],
-                "Gives safety-netting advice") is netted
+    assert _met(case, ["Any vomiting?", f"DIAGNOSIS: Migraine\nRest and fluids. {plan}"], item) is met
 
 
 @pytest.mark.parametrize(("stated", "right"), [
