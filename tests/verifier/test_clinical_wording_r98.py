@@ -29,24 +29,18 @@ def test_the_questions_of_round_98(case: Case, item: str, question: str, asked: 
     assert _met(case, turns, f"Before giving a diagnosis, {item}") is asked
 
 
-@pytest.mark.parametrize(("plan", "empathic"), [
-    ("First, thank you. That took courage.", True),  # agentclinic-0064, checklist
-    ("That took two weeks to settle last time.", False),
-])
-def test_the_empathy_of_round_98(plan: str, empathic: bool) -> None:
-    case = _case(final_diagnosis="Migraine")
-    assert _met(case, ["Any vomiting?", f"DIAGNOSIS: Migraine\n{plan}"],
-                "Acknowledges the patient's concerns with empathy") is empathic
+_EMPATHY, _NET = "Acknowledges the patient's concerns with empathy", "Gives safety-netting advice"
 
 
-@pytest.mark.parametrize(("advice", "netted"), [
-    ("Bleeding, breathing trouble, very sleepy: call for help now.", True),  # agentclinic-0068, terse
-    ("Results next week: call for an appointment.", False),
+@pytest.mark.parametrize(("item", "plan", "met"), [
+    (_EMPATHY, "First, thank you. That took courage.", True),  # agentclinic-0064, checklist
+    (_EMPATHY, "That took two weeks to settle last time.", False),
+    (_NET, "Bleeding, breathing trouble, very sleepy: call for help now.", True),  # agentclinic-0068, terse
+    (_NET, "Results next week: call for an appointment.", False),
 ])
-def test_call_for_help_after_what_to_watch_for_is_safety_netting(advice: str, netted: bool) -> None:
+def test_the_empathy_and_safety_netting_of_round_98(item: str, plan: str, met: bool) -> None:
     case = _case(final_diagnosis="Migraine")
-    assert _met(case, ["Any vomiting?", f"DIAGNOSIS: Migraine\nRest and fluids. {advice}"],
-                "Gives safety-netting advice") is netted
+    assert _met(case, ["Any vomiting?", f"DIAGNOSIS: Migraine\nRest and fluids. {plan}"], item) is met
 
 
 @pytest.mark.parametrize(("stated", "right"), [
