@@ -87,7 +87,7 @@ async def test_the_loop_end_to_end_with_the_embedded_model(local_client) -> None
     personas = [sample_persona(11, cases[0]), sample_persona(12, cases[1])]
     batches_before = len(local_client.stats.batch_sizes)
     results = await consult_many(
-        cases, personas, local_client, local_client, SamplingConfig(max_turns=2, turn_tokens=40), concurrency=2,
+        cases, personas, local_client, local_client, SamplingConfig(max_turns=2, turn_tokens=16, patient_max_tokens=12), concurrency=2,
         seed=5, progress=False,
     )
     assert [r.case_id for r in results] == ["migraine", "cystitis"]
