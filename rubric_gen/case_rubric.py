@@ -261,14 +261,14 @@ _EMPATHY_TERMS = [
     "ndo", "nothing shameful",
     # round 97: "it's hard watching a wee one struggle", "looks like you're in a lot of pain"
     "hard watching", "hard to watch", "like you're in a lot of pain", "see you're in a lot of pain",
-    "took courage", "takes courage",
+    "took courage", "takes courage",  # round 98: "First, thank you. That took courage." (to say what is hard to say)
     # round 99: "sounds like you had a nasty turn last night", "How you feeling about all this?" (asking how the news lands)
     "nasty turn", "feeling about all this", "feel about all this", "feeling about all of this", "feel about all of this",
     # round 100: "This has been a hard year for you", "Tough year", "You've pushed through a lot", "It's tiring when he's up
     # in the night"
     "hard year", "tough year", "rough year", "pushed through a lot", "push through a lot", "it's tiring", "it is tiring",
     # round 102: "You've done awfy well coping with all this", "Serious, but caught early; we're with you"
-    "coping with all this", "coping with all of this", "we're with you", "we are with you",  # round 98: "First, thank you. That took courage." (to say what is hard to say)
+    "coping with all this", "coping with all of this", "we're with you", "we are with you",
 ]
 # An apology for the doctor's own delay is no sympathy for the patient (round 45: "Hey, sorry I'm running behind",
 # "Sorry, running late"; examiners marked the terse consultations that said nothing kinder not empathic; "I'm sorry

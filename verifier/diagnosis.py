@@ -654,7 +654,8 @@ def _content_outside(sentence: str, pattern: re.Pattern[str]) -> bool:
     return bool(content(pattern.sub(" ", sentence)) - GENERIC)
 
 
-# A later part that explains in a clause of its own, or gives the reason as one (round 98: "Anaemia of prematurity, because his body isn't yet making enough erythropoietin")
+# A later part that explains in a clause of its own, or gives the reason as one (round 98: "Anaemia of prematurity,
+# because his body isn't yet making enough erythropoietin")
 _EXPLANATION = re.compile(r"\s*(?:(?:because|as|since)\s+)?(?:his|her|their|your|its|it|this|that|he|she|they|you|we|which|who)\b",
                           re.IGNORECASE)
 # A gloss in lay words after the name explains it, it names no second condition: "Pelvic inflammatory disease, an
